@@ -1,0 +1,52 @@
+"""The Didax Playground websocket protocol (version 1): pydantic v2 models, both directions.
+
+`ClientEnvelope` / `ServerEnvelope` wrap every frame; `TraceCard` is the engine's recording.
+The JSON Schema and TypeScript in `generated/` are made from these by `scripts/generate.py`.
+"""
+
+from shared_schemas.base import PROTOCOL_VERSION, WireModel
+from shared_schemas.messages import (
+    CancelRequest,
+    ClientEnvelope,
+    ClientMessage,
+    EngineInfo,
+    ErrorCode,
+    ErrorMessage,
+    Frame,
+    Hello,
+    Limits,
+    Ping,
+    Pong,
+    RunError,
+    RunErrorKind,
+    RunReply,
+    RunRequest,
+    RunSettings,
+    RunState,
+    SandboxInfo,
+    SandboxMode,
+    ServerEnvelope,
+    ServerMessage,
+    Status,
+    Stream,
+    TraceCardMessage,
+    Welcome,
+    server_envelope,
+)
+from shared_schemas.trace import (
+    Aval,
+    Cost,
+    EqnData,
+    JaxprData,
+    LiteralData,
+    SourceLoc,
+    Span,
+    Stage,
+    Step,
+    SubJaxpr,
+    TraceCard,
+    ValueSummary,
+    VarData,
+)
+
+__all__ = [name for name in dir() if not name.startswith("_")]
