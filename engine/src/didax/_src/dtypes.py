@@ -19,13 +19,11 @@ import ml_dtypes
 import numpy as np
 
 from didax._src import _promotion as _P
-from didax._src._promotion import TypePromotionError
+from didax._src._promotion import TypePromotionError as TypePromotionError  # re-export
 from didax._src.config import ExplicitX64Mode, config
 
 DType = np.dtype
 DTypeLike = Any
-
-__all__ = ["TypePromotionError"]  # plus everything public below; see didax.dtypes
 
 
 class extended(np.generic):
