@@ -1,0 +1,63 @@
+/**
+ * Promise front for the layout worker. Only the newest request per client matters: a stale
+ * answer (the user switched cards or toggled a group meanwhile) is dropped by the caller
+ * comparing ids, so a slow layout can never overwrite a newer one.
+ */
+import type { Layout } from './elk';
+import type { LayoutRequest, LayoutResponse } from './layoutMessages';
+import type { GraphModel } from './model';
+
+export interface LayoutOutcome {
+  layout: Layout;
+  /** Time ELK itself took inside the worker. */
+  elkMs: number;
+  /** Round trip including structured cloning both ways. */
+  totalMs: number;
+}
+
+export class LayoutClient {
+  private worker: Worker | null = null;
+  private seq = 0;
+  private pending = new Map<
+    number,
+    { resolve: (o: LayoutOutcome) => void; reject: (e: Error) => void; t0: number }
+  >();
+
+  private ensure(): Worker {
+    if (this.worker) return this.worker;
+    const w = new Worker(new URL('./layout.worker.ts', import.meta.url), { type: 'module' });
+    w.onmessage = (ev: MessageEvent<LayoutResponse>) => {
+      const p = this.pending.get(ev.data.id);
+      if (!p) return;
+      this.pending.delete(ev.data.id);
+      if (ev.data.ok)
+        p.resolve({
+          layout: ev.data.layout,
+          elkMs: ev.data.ms,
+          totalMs: performance.now() - p.t0,
+        });
+      else p.reject(new Error(ev.data.error));
+    };
+    w.onerror = (ev) => {
+      for (const p of this.pending.values()) p.reject(new Error(ev.message || 'layout worker'));
+      this.pending.clear();
+    };
+    this.worker = w;
+    return w;
+  }
+
+  layout(graph: GraphModel): Promise<LayoutOutcome> {
+    const id = ++this.seq;
+    // Graph models are built fresh from plain card data (never rune proxies), so they clone.
+    const req: LayoutRequest = { id, graph };
+    return new Promise((resolve, reject) => {
+      this.pending.set(id, { resolve, reject, t0: performance.now() });
+      this.ensure().postMessage(req);
+    });
+  }
+
+  dispose() {
+    this.worker?.terminate();
+    this.worker = null;
+  }
+}

@@ -1,0 +1,98 @@
+/**
+ * Share links that need no server: the code compressed with deflate-raw (CompressionStream,
+ * built into browsers and node) and base64url-encoded into the URL fragment, `#code=...`.
+ * The fragment never reaches a server, so a link works even when the share store is down.
+ * View state (card, step) rides along in the same fragment: a link can point at
+ * "card 2, backward step 7", which no other playground can share.
+ */
+
+export interface ViewState {
+  card?: number;
+  step?: number;
+}
+
+export interface LinkTarget {
+  /** Server share id from `?s=<id>`. */
+  shareId: string | null;
+  /** Inline code from `#code=<deflated base64url>`. */
+  code: string | null;
+  view: ViewState;
+}
+
+export function toBase64Url(bytes: Uint8Array): string {
+  let bin = '';
+  for (let i = 0; i < bytes.length; i += 0x8000) {
+    bin += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+  }
+  return btoa(bin).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+}
+
+export function fromBase64Url(s: string): Uint8Array {
+  const b64 = s.replace(/-/g, '+').replace(/_/g, '/');
+  const bin = atob(b64 + '='.repeat((4 - (b64.length % 4)) % 4));
+  const out = new Uint8Array(bin.length);
+  for (let i = 0; i < bin.length; i++) out[i] = bin.charCodeAt(i);
+  return out;
+}
+
+async function pipe(bytes: Uint8Array, stream: CompressionStream | DecompressionStream) {
+  const out = new Blob([bytes as BlobPart]).stream().pipeThrough(stream);
+  return new Uint8Array(await new Response(out).arrayBuffer());
+}
+
+export async function compressCode(code: string): Promise<string> {
+  const bytes = new TextEncoder().encode(code);
+  return toBase64Url(await pipe(bytes, new CompressionStream('deflate-raw')));
+}
+
+export async function decompressCode(token: string): Promise<string> {
+  const bytes = await pipe(fromBase64Url(token), new DecompressionStream('deflate-raw'));
+  return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+}
+
+function viewParams(view: ViewState): string {
+  const parts: string[] = [];
+  if (view.card !== undefined) parts.push(`card=${view.card}`);
+  if (view.step !== undefined) parts.push(`step=${view.step}`);
+  return parts.join('&');
+}
+
+/** `origin/path#code=...&card=..&step=..` */
+export async function codeLink(base: string, code: string, view: ViewState = {}): Promise<string> {
+  const extra = viewParams(view);
+  return `${base}#code=${await compressCode(code)}${extra ? '&' + extra : ''}`;
+}
+
+/** `origin/path?s=<id>#card=..&step=..` */
+export function serverLink(base: string, id: string, view: ViewState = {}): string {
+  const extra = viewParams(view);
+  return `${base}?s=${encodeURIComponent(id)}${extra ? '#' + extra : ''}`;
+}
+
+function intParam(p: URLSearchParams, key: string): number | undefined {
+  const v = p.get(key);
+  if (v === null || !/^-?\d+$/.test(v)) return undefined;
+  return Number(v);
+}
+
+/** Read a share target from a location's search and hash. Code stays compressed here. */
+export function parseLocation(
+  search: string,
+  hash: string,
+): LinkTarget & { codeToken: string | null } {
+  const q = new URLSearchParams(search);
+  const h = new URLSearchParams(hash.replace(/^#/, ''));
+  const view: ViewState = {};
+  const card = intParam(h, 'card');
+  const step = intParam(h, 'step');
+  if (card !== undefined) view.card = card;
+  if (step !== undefined) view.step = step;
+  return { shareId: q.get('s'), code: null, codeToken: h.get('code'), view };
+}
+
+/** Full decode of a location, including decompressing an inline `#code=`. */
+export async function readLocation(search: string, hash: string): Promise<LinkTarget> {
+  const t = parseLocation(search, hash);
+  const code = t.codeToken ? await decompressCode(t.codeToken) : null;
+  return { shareId: t.shareId, code, view: t.view };
+}

@@ -1,0 +1,7 @@
+// Svelte compiler options shared by Vite, vitest and svelte-check.
+import { vitePreprocess } from '@sveltejs/vite-plugin-svelte';
+
+export default {
+  preprocess: vitePreprocess(),
+  compilerOptions: { runes: true },
+};
