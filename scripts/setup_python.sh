@@ -1,9 +1,14 @@
 #!/usr/bin/env bash
 # Creates the project venv and installs the engine, the backend and the schemas (editable),
 # with their test dependencies. Real JAX is installed as a test oracle only.
+# Then creates the kernel venv (backend/.venv-kernel) from the system /usr/bin/python3: the
+# sandboxed kernel runs as a per-slot uid that cannot reach a Python under /root (pyenv, mode
+# 0700). It holds only the engine's runtime dependencies and pyseccomp; the engine source is
+# bind-mounted read-only into the sandbox, so it never goes stale.
 set -euo pipefail
 PYTHON="${1:-python3}"
 VENV="${2:-.venv}"
+KVENV="backend/.venv-kernel"
 if [ ! -x "$VENV/bin/python" ]; then
   "$PYTHON" -m venv "$VENV"
 fi
@@ -12,3 +17,18 @@ args=(-e "engine[test]")
 [ -f shared_schemas/pyproject.toml ] && args+=(-e "shared_schemas[test]")
 [ -f backend/pyproject.toml ] && args+=(-e "backend[test]")
 "$VENV/bin/python" -m pip install -q "${args[@]}"
+
+if [ -f backend/pyproject.toml ]; then
+  if [ -x /usr/bin/python3 ] && /usr/bin/python3 -c 'import ensurepip, venv' >/dev/null 2>&1; then
+    [ -x "$KVENV/bin/python" ] || /usr/bin/python3 -m venv "$KVENV"
+    # The engine's own dependency list (non-editable install: the copy is shadowed at run
+    # time by the read-only bind of engine/src, which the kernel puts first on sys.path).
+    "$KVENV/bin/python" -m pip install -q --upgrade pip >/dev/null
+    "$KVENV/bin/python" -m pip install -q ./engine "pyseccomp==0.1.2" ||
+      echo "warning: kernel venv incomplete; kernels fall back to $VENV (rlimits only)" >&2
+    chmod -R a+rX "$KVENV" ./engine/src 2>/dev/null || true
+  else
+    echo "warning: /usr/bin/python3 with venv is missing (apt-get install python3-venv);" \
+         "the full sandbox is unavailable, a loopback server runs kernels with rlimits only" >&2
+  fi
+fi

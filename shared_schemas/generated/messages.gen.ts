@@ -70,6 +70,21 @@ export interface ErrorMessage {
   detail: string | null;
 }
 
+/** GET /api/examples/{id}: the example's program. */
+export interface Example {
+  id: string;
+  title: string;
+  description: string;
+  code: string;
+}
+
+/** One entry of GET /api/examples. */
+export interface ExampleSummary {
+  id: string;
+  title: string;
+  description: string;
+}
+
 /** One traceback frame; `user` is true for frames of the user's code (file `<user>`). */
 export interface Frame {
   filename: string;
@@ -77,6 +92,14 @@ export interface Frame {
   name: string;
   line: string | null;
   user: boolean;
+}
+
+/** GET /healthz. */
+export interface Health {
+  status: string;
+  sandbox: SandboxInfo;
+  pool_ready: number;
+  kernels: number;
 }
 
 /** First message of a connection; answered by `welcome`. */
@@ -169,6 +192,26 @@ export interface ServerEnvelope {
   id: string;
   parent_id: string | null;
   msg: ServerMessage;
+}
+
+/** POST /api/share answer; the same content always gets the same id. */
+export interface ShareCreated {
+  id: string;
+  url: string;
+}
+
+/** POST /api/share body. */
+export interface ShareRequest {
+  code: string;
+  settings?: RunSettings;
+}
+
+/** GET /api/share/{id}. */
+export interface SharedProgram {
+  id: string;
+  code: string;
+  settings: RunSettings;
+  created_at: number;
 }
 
 /** A source position; `user` is true for the user's program (file `<user>`). */

@@ -5,6 +5,14 @@ The JSON Schema and TypeScript in `generated/` are made from these by `scripts/g
 """
 
 from shared_schemas.base import PROTOCOL_VERSION, WireModel
+from shared_schemas.http import (
+    Example,
+    ExampleSummary,
+    Health,
+    ShareCreated,
+    SharedProgram,
+    ShareRequest,
+)
 from shared_schemas.messages import (
     CancelRequest,
     ClientEnvelope,

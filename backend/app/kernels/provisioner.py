@@ -1,0 +1,392 @@
+"""Launching kernel processes: the Provisioner ABC and its two implementations.
+
+Task tree (all on the event-loop thread; spawning from a short-lived thread would fire
+bwrap's --die-with-parent early, ../shared/notes/sandbox.md pitfall 2):
+
+    Provisioner.launch(slot)
+      ├─ [full] create the slot's cgroup, then exec: sh (join cgroup) → setpriv (slot uid,
+      │         no caps, no_new_privs) → bwrap (user/pid/net/ipc/uts/cgroup namespaces,
+      │         read-only /usr + venv + engine, 64 MiB tmpfs /tmp) → python sandbox/main.py
+      └─ [rlimits_only] exec python sandbox/main.py in a new session and a temp cwd
+    KernelProcess.terminate()
+      └─ SIGKILL the inner tree (cgroup members / process group / descendants), then the
+         bwrap monitor, then sweep and remove the cgroup (pitfall 6)
+
+The launcher environment is minimal and holds no secrets (pitfall 1). The kernel itself applies
+rlimits and seccomp after importing the engine (sandbox/lockdown.py).
+
+Imports: the standard library, app.config, app.kernels.cgroups.
+"""
+
+from __future__ import annotations
+
+import abc
+import asyncio
+import contextlib
+import json
+import os
+import shutil
+import signal
+import subprocess
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from app.config import Settings
+from app.kernels.cgroups import KernelCgroup, detect
+
+LAUNCH_ENV = {"PATH": "/usr/bin:/bin"}
+JOIN_CGROUPS = (
+    'n=$1; shift; while [ "$n" -gt 0 ]; do echo $$ > "$1" || exit 97; shift; '
+    'n=$((n-1)); done; exec "$@"'
+)
+
+
+def descendants(pid: int) -> list[int]:
+    """All descendants of `pid` (children first-level first), read from /proc."""
+    out: list[int] = []
+    todo = [pid]
+    while todo:
+        current = todo.pop()
+        for task in Path(f"/proc/{current}/task").glob("*"):
+            with contextlib.suppress(OSError, ValueError):
+                kids = [int(x) for x in (task / "children").read_text().split()]
+                out.extend(kids)
+                todo.extend(kids)
+    return out
+
+
+def _kill(pids: list[int] | set[int]) -> None:
+    for pid in pids:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.kill(pid, signal.SIGKILL)
+
+
+class KernelProcess:
+    """A launched kernel: its process, pipes, cgroup and teardown."""
+
+    def __init__(
+        self,
+        proc: asyncio.subprocess.Process,
+        ctl: asyncio.StreamReader,
+        ctl_transport: asyncio.BaseTransport,
+        cgroup: KernelCgroup | None,
+        workdir: str | None,
+    ) -> None:
+        self.proc = proc
+        self.ctl = ctl
+        self._ctl_transport = ctl_transport
+        self.cgroup = cgroup
+        self._workdir = workdir
+        self.terminated = False
+
+    @property
+    def pid(self) -> int:
+        return self.proc.pid
+
+    def oom_killed(self) -> bool:
+        return self.cgroup is not None and self.cgroup.oom_killed()
+
+    def kernel_pids(self) -> set[int]:
+        """Every process of this kernel except the top one we spawned."""
+        pids = set(descendants(self.pid))
+        if self.cgroup is not None:
+            pids |= self.cgroup.pids()
+        pids.discard(self.pid)
+        return pids
+
+    async def terminate(self) -> None:
+        """Kill the whole tree and release everything; safe to call more than once."""
+        if self.terminated:
+            return
+        self.terminated = True
+        _kill(self.kernel_pids())  # the inner tree first, so bwrap can reap and exit
+        if self.cgroup is None:  # rlimits_only: the kernel leads its own process group
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(self.pid, signal.SIGKILL)
+        try:
+            await asyncio.wait_for(self.proc.wait(), 2.0)
+        except TimeoutError:
+            _kill([self.pid])
+            await self.proc.wait()
+        await self._sweep()
+        self._close_pipes()
+
+    async def _sweep(self) -> None:
+        if self.cgroup is not None:
+            for _ in range(200):
+                if self.cgroup.try_remove():
+                    break
+                await asyncio.sleep(0.01)
+        if self._workdir:
+            shutil.rmtree(self._workdir, ignore_errors=True)  # never follows symlinks
+
+    def _close_pipes(self) -> None:
+        with contextlib.suppress(Exception):
+            self._ctl_transport.close()
+        if self.proc.stdin is not None:
+            with contextlib.suppress(Exception):
+                self.proc.stdin.close()
+
+
+class Provisioner(abc.ABC):
+    """How kernels are started; `mode`, `description` and `layers` go into `welcome`."""
+
+    mode: str = ""
+    description: str = ""
+    layers: list[str] = []
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+
+    def kernel_config(self, engine_path: str | None) -> dict[str, Any]:
+        s = self.settings
+        return {
+            "engine_path": engine_path,
+            "seccomp": True,
+            "rlimits": {
+                "cpu_s": s.kernel_cpu_budget_s,
+                "as_bytes": s.kernel_as_bytes,
+                "fsize_bytes": 16 << 20,
+                "nofile": 256,
+                "nproc": 128,
+                "core_bytes": 0,
+            },
+        }
+
+    @abc.abstractmethod
+    async def launch(self, slot: int) -> KernelProcess:
+        """Start a kernel for `slot`; it announces `ready` on the returned control stream."""
+
+    async def _spawn(
+        self,
+        build: Callable[[int], tuple[list[str], dict[str, str]]],
+        cgroup: KernelCgroup | None,
+        workdir: str | None,
+    ) -> KernelProcess:
+        """Create the control pipe, then exec `build(write_fd)` = (argv, env) in a new session."""
+        loop = asyncio.get_running_loop()
+        read_fd, write_fd = os.pipe()
+        argv, env = build(write_fd)
+        try:
+            proc = await asyncio.create_subprocess_exec(
+                *argv,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                pass_fds=(write_fd,),
+                env=env,
+                cwd=workdir,
+                start_new_session=True,
+            )
+        except BaseException:
+            os.close(read_fd)
+            raise
+        finally:
+            os.close(write_fd)
+        reader = asyncio.StreamReader(limit=self.settings.ctl_line_bytes)
+        transport, _ = await loop.connect_read_pipe(
+            lambda: asyncio.StreamReaderProtocol(reader), os.fdopen(read_fd, "rb", 0)
+        )
+        return KernelProcess(proc, reader, transport, cgroup, workdir)
+
+
+class RlimitsProvisioner(Provisioner):
+    """Local, loopback-only mode: the kernel applies rlimits (and seccomp where available)."""
+
+    mode = "rlimits_only"
+    description = (
+        "local loopback server without the full sandbox: the kernel runs as the "
+        "server's user with resource limits and a seccomp filter, but no namespaces"
+    )
+    layers = ["rlimits", "seccomp"]
+
+    def argv(self) -> list[str]:
+        if self.settings.kernel_argv:
+            return list(self.settings.kernel_argv)
+        main = str(self.settings.sandbox_dir / "main.py")
+        return [self.settings.kernel_python, "-I", "-B", main]
+
+    async def launch(self, slot: int) -> KernelProcess:
+        workdir = tempfile.mkdtemp(prefix=f"didax-kernel-{slot}-")
+        env = {
+            **LAUNCH_ENV,
+            "HOME": workdir,
+            "MALLOC_ARENA_MAX": "2",
+            "JAX_PLATFORMS": "cpu",
+            "OPENBLAS_NUM_THREADS": "1",
+            "TF_CPP_MIN_LOG_LEVEL": "2",
+            "SBX_CFG": json.dumps(self.kernel_config(str(self.settings.engine_src))),
+        }
+        argv = self.argv()
+        return await self._spawn(lambda fd: (argv, {**env, "SBX_CTL_FD": str(fd)}), None, workdir)
+
+
+class SandboxProvisioner(Provisioner):
+    """The full sandbox: cgroup + setpriv slot uid + bubblewrap namespaces + rlimits + seccomp."""
+
+    mode = "full"
+
+    def __init__(self, settings: Settings, cgroup_version: int | None, cgroup_detail: str):
+        super().__init__(settings)
+        self.cgroup_version = cgroup_version
+        layers = ["bwrap", "uid"]
+        if cgroup_version:
+            layers.append(f"cgroup_v{cgroup_version}")
+        self.layers = [*layers, "rlimits", "seccomp"]
+        self.description = (
+            "bubblewrap namespaces (no network, private /tmp, read-only system), a per-slot uid "
+            f"without capabilities, {cgroup_detail if cgroup_version else 'no cgroup limits'}, "
+            "rlimits and a seccomp filter on every thread"
+        )
+
+    def _binds(self) -> list[str]:
+        s = self.settings
+        venv = Path(s.kernel_python).parent.parent
+        args = ["--ro-bind", "/usr", "/usr", "--ro-bind", "/etc/ld.so.cache", "/etc/ld.so.cache"]
+        for name in ("lib", "lib64", "bin", "sbin"):
+            if Path(f"/usr/{name}").exists():
+                args += ["--symlink", f"usr/{name}", f"/{name}"]
+        args += [
+            "--ro-bind",
+            str(venv),
+            "/opt/venv",
+            "--ro-bind",
+            str(s.sandbox_dir),
+            "/opt/sbx/sandbox",
+        ]
+        if s.engine_src.is_dir():
+            args += ["--ro-bind", str(s.engine_src), "/opt/engine"]
+        return args
+
+    def bwrap_argv(self, inner: list[str], ctl_fd_env: str = "5") -> list[str]:
+        s = self.settings
+        engine = "/opt/engine" if s.engine_src.is_dir() else None
+        setenv = {
+            "PATH": "/usr/bin",
+            "HOME": "/tmp",
+            "MALLOC_ARENA_MAX": "2",
+            "JAX_PLATFORMS": "cpu",
+            "OPENBLAS_NUM_THREADS": "1",
+            "TF_CPP_MIN_LOG_LEVEL": "2",
+            "SBX_CFG": json.dumps(self.kernel_config(engine)),
+            "SBX_CTL_FD": ctl_fd_env,
+        }
+        argv = [
+            "bwrap",
+            "--unshare-net",
+            "--unshare-user",
+            "--unshare-pid",
+            "--unshare-ipc",
+            "--unshare-uts",
+            "--unshare-cgroup-try",
+            "--disable-userns",
+            "--die-with-parent",
+            "--new-session",
+            "--uid",
+            "1000",
+            "--gid",
+            "1000",
+            "--hostname",
+            "sandbox",
+            "--clearenv",
+        ]
+        for key, value in setenv.items():
+            argv += ["--setenv", key, value]
+        argv += self._binds()
+        argv += [
+            "--proc",
+            "/proc",
+            "--dev",
+            "/dev",
+            "--size",
+            str(s.tmpfs_bytes),
+            "--tmpfs",
+            "/tmp",
+            "--dir",
+            "/tmp/work",
+            "--remount-ro",
+            "/",
+            "--chdir",
+            "/tmp/work",
+            "--",
+        ]
+        return argv + inner
+
+    def setpriv_argv(self, slot: int) -> list[str]:
+        uid = str(self.settings.slot_uid_base + slot)
+        return [
+            "setpriv",
+            f"--reuid={uid}",
+            f"--regid={uid}",
+            "--clear-groups",
+            "--inh-caps=-all",
+            "--bounding-set=-all",
+            "--no-new-privs",
+            "--",
+        ]
+
+    async def launch(self, slot: int) -> KernelProcess:
+        s = self.settings
+        cgroup = None
+        if self.cgroup_version:
+            cgroup = KernelCgroup(self.cgroup_version, s.cgroup_name, slot, s.cgroup)
+            cgroup.create()
+        procs = cgroup.procs_files() if cgroup else []
+        inner = ["/opt/venv/bin/python", "-I", "-B", "/opt/sbx/sandbox/main.py"]
+
+        def build(fd: int) -> tuple[list[str], dict[str, str]]:
+            argv = [
+                "sh",
+                "-c",
+                JOIN_CGROUPS,
+                "didax-launch",
+                str(len(procs)),
+                *procs,
+                *self.setpriv_argv(slot),
+                *self.bwrap_argv(inner, str(fd)),
+            ]
+            return argv, dict(LAUNCH_ENV)
+
+        return await self._spawn(build, cgroup, None)
+
+
+def probe_full_sandbox(settings: Settings) -> tuple[bool, str]:
+    """Can this machine run the full sandbox? Tries a real bwrap launch as a slot uid."""
+    if os.geteuid() != 0:
+        return False, "the server is not root (per-slot uids and cgroups need it)"
+    missing = [tool for tool in ("bwrap", "setpriv", "sh") if shutil.which(tool) is None]
+    if missing:
+        return False, f"missing tools: {', '.join(missing)} (scripts/setup_system.sh)"
+    if not Path(settings.kernel_python).exists():
+        return False, f"kernel python {settings.kernel_python} does not exist"
+    prov = SandboxProvisioner(settings, None, "")
+    check = "import numpy, pyseccomp, sys; print('sandbox-ok', sys.prefix)"
+    inner = ["/opt/venv/bin/python", "-I", "-B", "-c", check]
+    argv = prov.setpriv_argv(settings.max_kernels) + prov.bwrap_argv(inner)
+    try:
+        done = subprocess.run(argv, env=LAUNCH_ENV, capture_output=True, text=True, timeout=60)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return False, f"probe launch failed: {exc}"
+    if done.returncode != 0 or "sandbox-ok /opt/venv" not in done.stdout:
+        tail = (done.stderr or done.stdout).strip().splitlines()[-1:] or ["no output"]
+        return False, f"probe exited {done.returncode}: {tail[0][:300]}"
+    return True, "ok"
+
+
+def choose_provisioner(settings: Settings) -> tuple[Provisioner | None, str]:
+    """The provisioner for these settings, or None (runs refused) and the reason."""
+    if settings.sandbox == "rlimits" or settings.kernel_argv:
+        if not settings.loopback_only:
+            return None, "rlimits-only kernels are allowed on a loopback server only"
+        return RlimitsProvisioner(settings), "DIDAX_SANDBOX=rlimits"
+    ok, why = probe_full_sandbox(settings)
+    if ok:
+        version, detail = detect(settings.cgroup_name)
+        return SandboxProvisioner(settings, version, detail), "full sandbox"
+    if settings.sandbox == "full" or not settings.loopback_only:
+        return None, f"the full sandbox is unavailable: {why}"
+    prov = RlimitsProvisioner(settings)
+    prov.description = f"{prov.description} (full sandbox unavailable: {why})"
+    return prov, why

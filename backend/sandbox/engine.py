@@ -1,0 +1,137 @@
+"""The kernel's view of the engine: import `didax`, warm XLA, and record trace cards.
+
+`Engine.load()` imports didax (from the read-only engine path put first on sys.path), checks
+for the recording API `didax.viz.capture(compile=, max_cards=, on_card=)`, and warms XLA with a
+tiny jitted call. Missing pieces are reported in `info` and logged to stderr (a capability
+check, never a fake): without `didax.viz` programs run without cards; without didax at all the
+XLA client is still made from jaxlib so the lock-down sees XLA's threads.
+
+Imports: the standard library; `didax` and `jaxlib` at run time.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import sys
+import time
+from typing import Any
+
+from sandbox.runner import Channel, sanitize
+
+WARM_CODE = "import didax.numpy\nf = didax.jit(lambda x: x * 2.0 + 1.0)\nf(didax.numpy.arange(3.0))"
+
+
+def _log(text: str) -> None:
+    sys.__stderr__.write(f"[kernel] {text}\n")
+    sys.__stderr__.flush()
+
+
+class CardSink:
+    """`on_card` callback: forwards each card as soon as it completes, in program order."""
+
+    def __init__(self, channel: Channel, run_id: str, max_cards: int, streams: tuple) -> None:
+        self.channel, self.run_id, self.max_cards = channel, run_id, max_cards
+        self.streams = streams
+        self.count = 0
+
+    def __call__(self, card: dict[str, Any]) -> None:
+        if self.count >= self.max_cards:
+            return
+        for stream in self.streams:  # output printed before the card arrives before it
+            stream.flush()
+        try:
+            event = {"type": "trace_card", "run_id": self.run_id, "card": sanitize(card)}
+            self.channel.send(event)
+        except (TypeError, ValueError) as exc:
+            self.channel.send(
+                {
+                    "type": "card_error",
+                    "run_id": self.run_id,
+                    "detail": f"card {self.count} is not JSON-serialisable: {exc}",
+                }
+            )
+        self.count += 1
+
+
+class Engine:
+    """What the kernel knows about didax after start-up."""
+
+    def __init__(self) -> None:
+        self.didax: Any = None
+        self.viz: Any = None
+        self.info: dict[str, Any] = {
+            "available": False,
+            "version": None,
+            "viz": False,
+            "detail": None,
+        }
+        self._client: Any = None
+        self.warm_ms: float | None = None
+
+    def load(self, engine_path: str | None) -> None:
+        if engine_path and engine_path not in sys.path:
+            sys.path.insert(0, engine_path)
+        try:
+            import didax
+        except Exception as exc:  # noqa: BLE001 - any import failure means "no engine"
+            self.info["detail"] = f"import didax failed: {type(exc).__name__}: {exc}"
+            _log(self.info["detail"])
+            self._warm_jaxlib()
+            return
+        self.didax = didax
+        self.info.update(available=True, version=str(getattr(didax, "__version__", "")) or None)
+        self._load_viz()
+        self._warm_didax()
+
+    def _load_viz(self) -> None:
+        try:
+            from didax import viz
+        except Exception as exc:  # noqa: BLE001
+            self.info["detail"] = f"didax.viz unavailable ({exc}); programs run without cards"
+            _log(self.info["detail"])
+            return
+        if not callable(getattr(viz, "capture", None)):
+            self.info["detail"] = "didax.viz has no capture(); programs run without cards"
+            _log(self.info["detail"])
+            return
+        self.viz = viz
+        self.info["viz"] = True
+
+    def _warm_didax(self) -> None:
+        started = time.monotonic()
+        try:
+            exec(WARM_CODE, {"didax": self.didax})
+        except Exception as exc:  # noqa: BLE001
+            _log(f"didax warm-up failed ({type(exc).__name__}: {exc}); warming jaxlib instead")
+            self._warm_jaxlib()
+        self.warm_ms = (time.monotonic() - started) * 1000
+
+    def _warm_jaxlib(self) -> None:
+        try:
+            from jaxlib import xla_client
+
+            self._client = xla_client.make_cpu_client()
+        except Exception as exc:  # noqa: BLE001
+            _log(f"jaxlib CPU client unavailable: {exc}")
+
+    def configure(self, settings: dict[str, Any]) -> None:
+        """Apply per-run settings (x64) through didax's config, when it has one."""
+        config = getattr(self.didax, "config", None)
+        if config is None or not hasattr(config, "update"):
+            return
+        try:
+            config.update("jax_enable_x64", bool(settings.get("enable_x64", False)))
+        except Exception as exc:  # noqa: BLE001
+            _log(f"didax.config.update(jax_enable_x64) failed: {exc}")
+
+    def card_sink(self, channel: Channel, run_id: str, *streams: Any) -> CardSink:
+        return CardSink(channel, run_id, 0, streams)
+
+    def capture(self, settings: dict[str, Any], sink: CardSink) -> Any:
+        """The recording context for one run (a null context without didax.viz)."""
+        sink.max_cards = int(settings.get("max_cards", 32))
+        if self.viz is None:
+            return contextlib.nullcontext()
+        return self.viz.capture(
+            compile=bool(settings.get("compile", True)), max_cards=sink.max_cards, on_card=sink
+        )

@@ -1,0 +1,222 @@
+"""Run one user program inside the kernel and describe its outcome.
+
+Holds: the `jax` -> `didax` meta-path alias, the control channel writer, stdout/stderr
+redirection into `stream` events, JSON sanitising of trace cards, and the conversion of an
+exception into a RunError dict (traceback frames, the user's line).
+
+Imports: the standard library only; the engine is reached through `engine.Engine`.
+"""
+
+from __future__ import annotations
+
+import builtins
+import importlib
+import importlib.abc
+import importlib.machinery
+import io
+import json
+import linecache
+import math
+import os
+import sys
+import threading
+import time
+import traceback
+from typing import Any
+
+USER_FILE = "<user>"
+MAX_FRAMES = 60
+MAX_MESSAGE_CHARS = 4000
+
+
+class Channel:
+    """Newline-delimited JSON events to the server over the control fd (thread-safe)."""
+
+    def __init__(self, fd: int) -> None:
+        self._fd = fd
+        self._lock = threading.Lock()
+
+    def send(self, event: dict[str, Any]) -> None:
+        data = (json.dumps(event, allow_nan=False, separators=(",", ":")) + "\n").encode()
+        with self._lock:
+            view = memoryview(data)
+            while view:
+                written = os.write(self._fd, view)
+                view = view[written:]
+
+
+class CtlStream(io.TextIOBase):
+    """A text stream whose lines become `stream` events of the current run."""
+
+    def __init__(self, channel: Channel, run_id: str, name: str) -> None:
+        self._channel, self._run_id, self._name = channel, run_id, name
+        self._buf: list[str] = []
+        self._size = 0
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, text: str) -> int:
+        if not isinstance(text, str):
+            raise TypeError(f"write() argument must be str, not {type(text).__name__}")
+        self._buf.append(text)
+        self._size += len(text)
+        if "\n" in text or self._size >= 4096:
+            self.flush()
+        return len(text)
+
+    def flush(self) -> None:
+        if not self._buf:
+            return
+        text, self._buf, self._size = "".join(self._buf), [], 0
+        self._channel.send(
+            {"type": "stream", "run_id": self._run_id, "name": self._name, "text": text}
+        )
+
+
+class _AliasLoader(importlib.abc.Loader):
+    def __init__(self, module: Any) -> None:
+        self._module = module
+        self._spec = getattr(module, "__spec__", None)
+
+    def create_module(self, spec: importlib.machinery.ModuleSpec) -> Any:
+        return self._module
+
+    def exec_module(self, module: Any) -> None:
+        # The import system stamped the alias spec on the real module: put didax's back.
+        module.__spec__ = self._spec
+
+
+class JaxAlias(importlib.abc.MetaPathFinder):
+    """Resolve `jax` and `jax.<sub>` to `didax` and `didax.<sub>` (same module objects)."""
+
+    def __init__(self, target: str = "didax") -> None:
+        self.target = target
+
+    def find_spec(self, fullname: str, path: Any = None, target: Any = None) -> Any:
+        if fullname != "jax" and not fullname.startswith("jax."):
+            return None
+        real = self.target + fullname[3:]
+        module = importlib.import_module(real)
+        return importlib.machinery.ModuleSpec(fullname, _AliasLoader(module))
+
+
+def install_alias(target: str = "didax") -> None:
+    """Put the alias first on sys.meta_path so a real `jax` on the path is never found."""
+    if not any(isinstance(f, JaxAlias) for f in sys.meta_path):
+        sys.meta_path.insert(0, JaxAlias(target))
+
+
+def sanitize(node: Any, in_list: bool = False) -> Any:
+    """Make a card JSON-safe: non-finite floats become "nan"/"inf"/"-inf" in lists, else null."""
+    if isinstance(node, float) and not math.isfinite(node):
+        if not in_list:
+            return None
+        return "nan" if math.isnan(node) else ("inf" if node > 0 else "-inf")
+    if isinstance(node, dict):
+        return {str(k): sanitize(v) for k, v in node.items()}
+    if isinstance(node, list | tuple):
+        return [sanitize(v, in_list=True) for v in node]
+    return node
+
+
+def _frames(exc: BaseException, lines: list[str]) -> list[dict[str, Any]]:
+    here = os.path.abspath(__file__)
+    out = []
+    for fs in traceback.extract_tb(exc.__traceback__):
+        if os.path.abspath(fs.filename) == here:
+            continue
+        user = fs.filename == USER_FILE
+        line = fs.line
+        if user and fs.lineno and 0 < fs.lineno <= len(lines):
+            line = lines[fs.lineno - 1].strip()
+        out.append(
+            {
+                "filename": fs.filename,
+                "lineno": fs.lineno or 0,
+                "name": fs.name,
+                "line": line or None,
+                "user": user,
+            }
+        )
+    return out[-MAX_FRAMES:]
+
+
+def _exc_type(exc: BaseException) -> str:
+    cls = type(exc)
+    mod = cls.__module__
+    return cls.__qualname__ if mod in ("builtins", "__main__") else f"{mod}.{cls.__qualname__}"
+
+
+def describe_error(exc: BaseException, lines: list[str]) -> dict[str, Any]:
+    """A RunError dict for an exception raised by (or while compiling) the user's program."""
+    frames = _frames(exc, lines)
+    user_frames = [f for f in frames if f["user"]]
+    user_line = user_frames[-1]["lineno"] if user_frames else None
+    kind = "exception"
+    if isinstance(exc, SyntaxError) and exc.filename == USER_FILE:
+        kind, user_line = "syntax", exc.lineno
+    elif isinstance(exc, MemoryError):
+        kind = "memory"
+    elif isinstance(exc, KeyboardInterrupt):
+        kind = "cancelled"
+    message = str(exc) if not isinstance(exc, SyntaxError) else (exc.msg or str(exc))
+    return {
+        "kind": kind,
+        "exc_type": _exc_type(exc),
+        "message": message[:MAX_MESSAGE_CHARS],
+        "traceback": frames,
+        "user_line": user_line,
+    }
+
+
+def _exit_is_success(exc: SystemExit) -> bool:
+    return exc.code is None or exc.code == 0
+
+
+def execute(code: str, capture: Any, lines: list[str]) -> dict[str, Any] | None:
+    """Compile and run `code` with fresh globals inside `capture`; None on success."""
+    linecache.cache[USER_FILE] = (len(code), None, code.splitlines(True), USER_FILE)
+    try:
+        compiled = compile(code, USER_FILE, "exec", dont_inherit=True)
+    except (SyntaxError, ValueError) as exc:
+        return describe_error(exc, lines)
+    user_globals: dict[str, Any] = {"__name__": "__main__", "__builtins__": builtins}
+    try:
+        with capture:
+            exec(compiled, user_globals)
+    except SystemExit as exc:
+        if not _exit_is_success(exc):
+            return describe_error(exc, lines)
+    except BaseException as exc:  # noqa: BLE001 - the user's program may raise anything
+        return describe_error(exc, lines)
+    return None
+
+
+def run_request(request: dict[str, Any], channel: Channel, engine: Any) -> dict[str, Any]:
+    """Run one `run` request; returns the `run_done` event (sent by the caller)."""
+    run_id = str(request.get("id"))
+    settings = request.get("settings") or {}
+    code = str(request.get("code", ""))
+    lines = code.splitlines()
+    out, err = CtlStream(channel, run_id, "stdout"), CtlStream(channel, run_id, "stderr")
+    saved = sys.stdout, sys.stderr, sys.stdin
+    sys.stdout, sys.stderr, sys.stdin = out, err, io.StringIO()
+    started = time.monotonic()
+    sink = engine.card_sink(channel, run_id, out, err)
+    try:
+        engine.configure(settings)
+        channel.send({"type": "status", "run_id": run_id, "state": "running"})
+        error = execute(code, engine.capture(settings, sink), lines)
+    finally:
+        for stream in (out, err):
+            stream.flush()
+        sys.stdout, sys.stderr, sys.stdin = saved
+    return {
+        "type": "run_done",
+        "run_id": run_id,
+        "ok": error is None,
+        "error": error,
+        "n_cards": sink.count,
+        "duration_ms": (time.monotonic() - started) * 1000,
+    }
