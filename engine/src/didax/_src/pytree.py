@@ -334,8 +334,10 @@ def _make_flattener(get: Callable, classify: Callable) -> Callable:
 
 
 def _check_is_leaf(result: Any) -> bool:
-    if result is True or result is False:
-        return result
+    if result is True:
+        return True
+    if result is False or result is None:
+        return False
     raise ValueError(
         f"is_leaf predicate returned a non-boolean value {result!r}; expected a boolean")
 
@@ -442,6 +444,7 @@ class PyTreeDef:
             return [tree]
         out: list[Any] = []
         _flatten_up_to(self._node, tree, out)
+        out.reverse()
         return out
 
     def walk(self, f_node: Callable[[tuple, Any], Any], f_leaf: Callable[[Any], Any] | None,
@@ -567,15 +570,20 @@ def _build(node: Any, it: Any) -> Any:
 
 
 def _flatten_up_to(node: Any, x: Any, out: list) -> None:
+    """Appends the subtrees of `x` at the leaves of `node` to `out`, in reverse order.
+
+    Children are visited last to first, as jaxlib does, so that when several
+    subtrees mismatch the same one is reported.
+    """
     nodetype, data, children = node
     kind, typ = nodetype.kind, type(x)
     if kind <= _LIST and typ is nodetype.type and len(x) == len(children):
         vals = x  # fast paths for the common cases; _match_node has the errors
     elif kind == _DICT and typ is dict and len(x) == len(data) and _sorted_keys(x) == data:
-        vals = map(x.__getitem__, data)
+        vals = [x[k] for k in data]
     else:
         vals = _match_node(nodetype, data, len(children), x)
-    for c, v in zip(children, vals):
+    for c, v in zip(reversed(children), reversed(vals)):
         if c is None:
             out.append(v)
         else:

@@ -534,14 +534,20 @@ def _arity_error(path: KeyPath, prefix: Any, full: Any, prefix_keys: tuple,
     names = lambda keys: " ".join(str(_key_value(k)) for k in keys)
     try:
         diff = ("so the symmetric difference on key sets is\n    "
-                + names(set(prefix_keys).symmetric_difference(full_keys)))
-    except Exception:
+                + names(_symmetric_difference(prefix_keys, full_keys)))
+    except Exception:  # unhashable keys
         diff = ""
     return _error_factory(path, "different numbers of pytree children", lambda name: (
         f"At that key path, the prefix pytree {name} has a subtree of type\n"
         f"    {type(prefix)}\nwith {len(prefix_keys)} child keys\n    {names(prefix_keys)}\n"
         "but at the same key path the full pytree has a subtree of the same type but "
         f"with {len(full_keys)} child keys\n    {names(full_keys)}\n{diff}"))
+
+
+def _symmetric_difference(keys1: tuple, keys2: tuple) -> list:
+    """The keys in exactly one of the two tuples, in a deterministic order."""
+    set1, set2 = set(keys1), set(keys2)
+    return [k for k in keys1 if k not in set2] + [k for k in keys2 if k not in set1]
 
 
 def _metadata_error(path: KeyPath, prefix: Any, prefix_meta: Any,
@@ -597,7 +603,7 @@ def _equality_errors(path: KeyPath, t1: Any, t2: Any, is_leaf: Callable | None):
     keys1, keys2 = _child_keys(t1), _child_keys(t2)
     if len(c1) != len(c2):
         try:
-            diff = " ".join(repr(_key_value(k)) for k in set(keys1) ^ set(keys2))
+            diff = " ".join(repr(_key_value(k)) for k in _symmetric_difference(keys1, keys2))
         except Exception:
             diff = ""
         yield (path, f"{type(t1)} with {_children_count(len(c1))}",
