@@ -640,6 +640,8 @@ def test_key_entries_match_jax(make):
 def test_key_entry_equality_is_by_type_and_value():
     assert dtu.SequenceKey(0) != dtu.FlattenedIndexKey(0)
     assert dtu.DictKey(0) != dtu.SequenceKey(0)
+    assert dtu.DictKey(0) != dtu.FlattenedIndexKey(0)
+    assert jtu.DictKey(0) != jtu.FlattenedIndexKey(0)
     assert dtu.SequenceKey(0) != 0
     assert dtu.DictKey("a") != dtu.DictKey("b")
     assert len({dtu.DictKey("a"), dtu.DictKey("a"), dtu.GetAttrKey("a")}) == 2

@@ -6,7 +6,7 @@ The public API built on top of it lives in `didax._src.tree_util`.
 Imports: the Python standard library only.
 
 A treedef node is `None` for a leaf, else a tuple `(nodetype, data, children)`
-where `nodetype` is a `_NodeType` and `children` a tuple of nodes.
+where `nodetype` is a `NodeType` and `children` a tuple of nodes.
 """
 
 from __future__ import annotations
