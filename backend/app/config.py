@@ -8,12 +8,15 @@
 | DIDAX_POOL_SIZE / DIDAX_MAX_KERNELS | 2 / 16 |
 | DIDAX_RUN_TIMEOUT_S, DIDAX_MAX_OUTPUT_BYTES, DIDAX_MAX_CODE_BYTES | 10, 1 MiB, 64 KiB |
 | DIDAX_KERNEL_PYTHON, DIDAX_ENGINE_SRC | backend/.venv-kernel/bin/python, <repo>/engine/src |
+| DIDAX_KERNEL_REUSE, DIDAX_SPAWN_TIMEOUT_S | session (or run), 60 |
+| DIDAX_KERNEL_ARGV | test hook: JSON argv of a fake kernel (forces rlimits mode, loopback only) |
 
 Imports: the standard library only.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 from dataclasses import dataclass, field, replace
@@ -98,6 +101,9 @@ class Settings:
             kernel_reuse=_env("DIDAX_KERNEL_REUSE", "session"),  # type: ignore[arg-type]
             kernel_python=_env("DIDAX_KERNEL_PYTHON", _default_kernel_python()),
             engine_src=Path(_env("DIDAX_ENGINE_SRC", str(REPO_DIR / "engine" / "src"))),
+            spawn_timeout_s=_env_float("DIDAX_SPAWN_TIMEOUT_S", 60.0),
+            # Test hook: run this argv instead of the real kernel (rlimits mode, loopback only).
+            kernel_argv=tuple(json.loads(_env("DIDAX_KERNEL_ARGV", "[]"))),
         )
         if base.sandbox not in ("auto", "full", "rlimits"):
             raise ValueError(f"DIDAX_SANDBOX must be auto, full or rlimits, not {base.sandbox!r}")

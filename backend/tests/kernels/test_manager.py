@@ -1,0 +1,94 @@
+"""Kernel lifecycle with fake kernels: crash on start, hang before ready, crash during a run,
+and the warm pool (spawn → ready, single use, refill)."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+from app.config import Settings
+from app.kernels.provisioner import choose_provisioner
+from conftest import fake_kernel_server
+from helpers import client
+
+
+def test_crash_on_start_is_a_typed_error_and_the_server_survives(tmp_path):
+    server = fake_kernel_server(tmp_path, "crash_on_start.py").start()
+    try:
+        with client(server) as c:
+            assert c.hello()["sandbox"]["mode"] == "rlimits_only"
+            reply, _ = c.run("print(1)")
+            assert reply["error"]["kind"] == "kernel_crashed"
+            assert "exited with status 3" in reply["error"]["message"]
+            assert c.run("print(1)")[0]["error"]["kind"] == "kernel_crashed"
+            c.send({"type": "ping"})
+            assert c.recv()["msg"]["type"] == "pong"
+        assert server.health()["kernels"] == 0
+    finally:
+        server.stop()
+
+
+def test_hang_before_ready_hits_the_spawn_timeout(tmp_path):
+    server = fake_kernel_server(tmp_path, "hang.py", DIDAX_SPAWN_TIMEOUT_S="1.5").start()
+    try:
+        with client(server) as c:
+            started = time.monotonic()
+            reply, msgs = c.run("print(1)")
+            assert reply["error"]["kind"] == "kernel_crashed"
+            assert "no ready event" in reply["error"]["message"]
+            assert 1.4 < time.monotonic() - started < 10
+            assert [m["state"] for m in msgs if m["type"] == "status"][0] == "starting"
+        assert server.health()["kernels"] == 0  # the SIGTERM-ignoring fake was killed
+    finally:
+        server.stop()
+
+
+def test_crash_during_run_affects_only_that_session(tmp_path):
+    server = fake_kernel_server(tmp_path, "crash_on_run.py").start()
+    try:
+        with client(server) as a, client(server) as b:
+            reply, msgs = a.run("anything")
+            assert a.stdout(msgs) == "about to crash\n"
+            assert reply["error"]["kind"] == "kernel_crashed"
+            assert "SIGSEGV" in reply["error"]["message"]
+            b.send({"type": "ping"})
+            assert b.recv()["msg"]["type"] == "pong"
+            assert a.run("again")[0]["error"]["kind"] == "kernel_crashed"  # a fresh kernel
+        assert server.health()["status"] == "ok"
+    finally:
+        server.stop()
+
+
+def test_warm_pool_hands_out_ready_kernels_once(server):
+    health = server.health()
+    assert health["pool_ready"] >= 1
+    with client(server) as a, client(server) as b:
+        ra, _ = a.run("import os\nprint(os.getpid(), id(os))")
+        rb, mb = b.run("import os\nprint(os.getpid(), id(os))")
+        assert ra["ok"] and rb["ok"]
+        assert ra["duration_ms"] < 5000
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        health = server.health()
+        if health["pool_ready"] == 2 and health["kernels"] == 2:
+            break
+        time.sleep(0.1)
+    # refilled to the pool size, and the two sessions' kernels were destroyed, not pooled
+    assert (health["pool_ready"], health["kernels"]) == (2, 2)
+
+
+def test_sessions_never_share_a_kernel(server):
+    code = "import builtins\nprint(getattr(builtins, 'mark', None))\nbuiltins.mark = 'taken'\n"
+    with client(server) as a, client(server) as b:
+        assert a.stdout(a.run(code)[1]) == "None\n"
+        assert a.stdout(a.run(code)[1]) == "taken\n"  # same session: same kernel
+        assert b.stdout(b.run(code)[1]) == "None\n"  # another session: another kernel
+
+
+@pytest.mark.parametrize("host", ["0.0.0.0", "192.0.2.1", "::"])
+def test_beyond_loopback_refuses_rlimits_only(host):
+    settings = Settings.from_env(host=host, sandbox="rlimits")
+    prov, reason = choose_provisioner(settings)
+    assert prov is None and "loopback" in reason
+    assert Settings(host="127.0.0.1").loopback_only and Settings(host="::1").loopback_only
+    assert not Settings(host="0.0.0.0").loopback_only
