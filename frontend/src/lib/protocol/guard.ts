@@ -1,19 +1,11 @@
 /**
  * First line of defence for incoming frames: JSON, the envelope, the protocol version and a
- * known `type`. Full schema validation (validate.ts) runs after this when the generated JSON
- * Schema is available; this guard alone decides whether a frame is routed at all.
+ * known `type`. Full schema validation (validate.ts) runs after this; this guard alone decides
+ * whether a frame is routed at all.
  */
-import { PROTOCOL_VERSION, type ServerEnvelope, type ServerMessage } from './types';
+import { PROTOCOL_VERSION, SERVER_MESSAGE_TYPES, type ServerEnvelope } from './types';
 
-const SERVER_TYPES: ReadonlySet<ServerMessage['type']> = new Set([
-  'welcome',
-  'status',
-  'stream',
-  'trace_card',
-  'run_reply',
-  'error',
-  'pong',
-]);
+const SERVER_TYPES: ReadonlySet<string> = new Set(SERVER_MESSAGE_TYPES);
 
 export type Parsed = { ok: true; env: ServerEnvelope } | { ok: false; error: string };
 
@@ -34,7 +26,7 @@ export function parseServerFrame(raw: string): Parsed {
   const msg = env.msg as { type?: unknown } | null;
   if (!msg || typeof msg !== 'object' || typeof msg.type !== 'string')
     return { ok: false, error: 'envelope without msg.type' };
-  if (!SERVER_TYPES.has(msg.type as ServerMessage['type']))
+  if (!SERVER_TYPES.has(msg.type))
     return { ok: false, error: `unknown server message type ${msg.type}` };
   return { ok: true, env: data as ServerEnvelope };
 }

@@ -1,6 +1,6 @@
 /**
  * The websocket connection: connect, hello, reconnect with exponential back-off, keep-alive
- * pings, and a typed send. Incoming frames are guarded (guard.ts), optionally schema-validated,
+ * pings, and a typed send. Incoming frames are guarded (guard.ts), schema-validated (problems are shown, not fatal),
  * and handed to one listener; routing by parent_id is the session's job, not the socket's.
  */
 import { backoffDelay, type BackoffOptions, DEFAULT_BACKOFF } from '../util/backoff';
@@ -12,7 +12,7 @@ import {
   type ServerEnvelope,
   type Welcome,
 } from './types';
-import { schemaValidator, validationError } from './validate';
+import { serverValidator, validationError } from './validate';
 
 export type ConnState = 'connecting' | 'open' | 'reconnecting' | 'closed';
 
@@ -114,9 +114,9 @@ export class Connection {
       this.protocolWarning = parsed.error;
       return;
     }
-    const v = schemaValidator();
-    const valid = v ? v(parsed.env) : true;
-    if (v && !valid) {
+    const v = serverValidator();
+    const valid = v(parsed.env);
+    if (!valid) {
       // Keep going: a field the page does not read should not take the page down.
       this.protocolWarning = `${parsed.env.msg.type}: ${validationError(v)}`;
     }

@@ -1,29 +1,29 @@
 /**
- * JSON Schema validation of whole envelopes against shared_schemas/generated/*.schema.json,
- * the schema generated from the pydantic models. Loaded through import.meta.glob so the page
- * builds whether or not the generated file exists yet; `available` says which case we are in.
+ * JSON Schema validation of whole envelopes against the committed
+ * shared_schemas/generated/protocol.schema.json (generated from the pydantic models), per
+ * direction: `#/$defs/ServerEnvelope` for what the page receives, `ClientEnvelope` for what it
+ * sends (used by tests).
  */
 import Ajv2020, { type ValidateFunction } from 'ajv/dist/2020';
+import schema from '$schemas/generated/protocol.schema.json';
 
-const found = import.meta.glob('../../../../shared_schemas/generated/*.schema.json', {
-  eager: true,
-  import: 'default',
-}) as Record<string, object>;
+export type Direction = 'ServerEnvelope' | 'ClientEnvelope';
 
-export function makeValidator(schema: object): ValidateFunction {
-  // strict: false — pydantic emits annotations (discriminator, titles) that ajv's strict mode
-  // rejects as unknown keywords; they carry no validation meaning for us.
-  const ajv = new Ajv2020({ strict: false, allErrors: false, validateFormats: false });
-  return ajv.compile(schema);
+export function makeValidator(s: object, direction: Direction): ValidateFunction {
+  // strict: false — pydantic emits annotations (titles, descriptions) that ajv's strict mode
+  // reports; `discriminator` is honoured so a wrong `type` fails with one clear error.
+  const ajv = new Ajv2020({ strict: false, discriminator: true, validateFormats: false });
+  ajv.addSchema(s, 'protocol');
+  const v = ajv.getSchema(`protocol#/$defs/${direction}`);
+  if (!v) throw new Error(`schema has no $defs/${direction}`);
+  return v;
 }
 
-let cached: ValidateFunction | null | undefined;
+let cached: ValidateFunction | null = null;
 
-/** The validator for the committed schema, or null while the schema has not been generated. */
-export function schemaValidator(): ValidateFunction | null {
-  if (cached !== undefined) return cached;
-  const schema = Object.values(found)[0];
-  cached = schema ? makeValidator(schema) : null;
+/** Validator for frames the page receives. Compiled on first use. */
+export function serverValidator(): ValidateFunction {
+  cached ??= makeValidator(schema, 'ServerEnvelope');
   return cached;
 }
 

@@ -1,20 +1,16 @@
 /**
- * HTTP side of the backend: examples and the share store. The answers are read defensively
- * (these endpoints are plain JSON over HTTP, outside the websocket protocol's generated types),
- * and every failure is an Error with a message fit for the page.
+ * HTTP side of the backend: examples and the share store. Bodies are typed by the generated
+ * shared_schemas models (ExampleSummary, Example, ShareCreated, SharedProgram) but still read
+ * defensively, since a proxy or an old server may answer with anything; every failure is an
+ * Error with a message fit for the page.
  */
+import type { Example, ExampleSummary, SharedProgram } from '../protocol/types';
 
-export interface ExampleInfo {
+export type ExampleInfo = ExampleSummary;
+export interface Share {
   id: string;
-  title: string;
-  description: string;
-}
-export interface Example extends ExampleInfo {
-  code: string;
-}
-export interface SharedProgram {
-  code: string;
-  settings: Record<string, unknown>;
+  /** Server-relative link path, e.g. `/s/<id>`. */
+  url: string;
 }
 
 async function json(res: Response): Promise<unknown> {
@@ -53,10 +49,7 @@ export async function getExample(id: string): Promise<Example> {
   return { ...info, code };
 }
 
-export async function createShare(
-  code: string,
-  settings: Record<string, unknown>,
-): Promise<string> {
+export async function createShare(code: string, settings: Record<string, unknown>): Promise<Share> {
   const res = await fetch('/api/share', {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
@@ -65,10 +58,12 @@ export async function createShare(
   const data = (await json(res)) as Record<string, unknown>;
   const id = str(data.id);
   if (!id) throw new Error('share store answered without an id');
-  return id;
+  return { id, url: str(data.url, `/s/${encodeURIComponent(id)}`) };
 }
 
-export async function loadShare(id: string): Promise<SharedProgram> {
+export async function loadShare(
+  id: string,
+): Promise<Pick<SharedProgram, 'code'> & { settings: Record<string, unknown> }> {
   const data = (await json(await fetch(`/api/share/${encodeURIComponent(id)}`))) as Record<
     string,
     unknown

@@ -12,7 +12,7 @@ export interface ViewState {
 }
 
 export interface LinkTarget {
-  /** Server share id from `?s=<id>`. */
+  /** Server share id from a `/s/<id>` path (or `?s=<id>`). */
   shareId: string | null;
   /** Inline code from `#code=<deflated base64url>`. */
   code: string | null;
@@ -63,10 +63,10 @@ export async function codeLink(base: string, code: string, view: ViewState = {})
   return `${base}#code=${await compressCode(code)}${extra ? '&' + extra : ''}`;
 }
 
-/** `origin/path?s=<id>#card=..&step=..` */
-export function serverLink(base: string, id: string, view: ViewState = {}): string {
+/** `origin` + the server's share path (`/s/<id>`) + `#card=..&step=..` */
+export function serverLink(origin: string, path: string, view: ViewState = {}): string {
   const extra = viewParams(view);
-  return `${base}?s=${encodeURIComponent(id)}${extra ? '#' + extra : ''}`;
+  return `${origin}${path}${extra ? '#' + extra : ''}`;
 }
 
 function intParam(p: URLSearchParams, key: string): number | undefined {
@@ -75,24 +75,32 @@ function intParam(p: URLSearchParams, key: string): number | undefined {
   return Number(v);
 }
 
-/** Read a share target from a location's search and hash. Code stays compressed here. */
+const SHARE_PATH = /\/s\/([A-Za-z0-9_-]+)\/?$/;
+
+/** Read a share target from a location's path, search and hash. Code stays compressed here. */
 export function parseLocation(
+  pathname: string,
   search: string,
   hash: string,
 ): LinkTarget & { codeToken: string | null } {
   const q = new URLSearchParams(search);
+  const fromPath = SHARE_PATH.exec(pathname)?.[1] ?? null;
   const h = new URLSearchParams(hash.replace(/^#/, ''));
   const view: ViewState = {};
   const card = intParam(h, 'card');
   const step = intParam(h, 'step');
   if (card !== undefined) view.card = card;
   if (step !== undefined) view.step = step;
-  return { shareId: q.get('s'), code: null, codeToken: h.get('code'), view };
+  return { shareId: fromPath ?? q.get('s'), code: null, codeToken: h.get('code'), view };
 }
 
 /** Full decode of a location, including decompressing an inline `#code=`. */
-export async function readLocation(search: string, hash: string): Promise<LinkTarget> {
-  const t = parseLocation(search, hash);
+export async function readLocation(
+  pathname: string,
+  search: string,
+  hash: string,
+): Promise<LinkTarget> {
+  const t = parseLocation(pathname, search, hash);
   const code = t.codeToken ? await decompressCode(t.codeToken) : null;
   return { shareId: t.shareId, code, view: t.view };
 }

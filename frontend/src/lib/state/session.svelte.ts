@@ -6,9 +6,9 @@
 import type { Connection } from '../protocol/socket.svelte';
 import type {
   ErrorMessage,
+  FullRunSettings,
   RunError,
   RunReply,
-  RunSettings,
   RunState,
   ServerEnvelope,
   TraceCard,
@@ -19,7 +19,7 @@ export interface OutputChunk {
   text: string;
 }
 
-export const DEFAULT_SETTINGS: RunSettings = {
+export const DEFAULT_SETTINGS: FullRunSettings = {
   enable_x64: false,
   timeout_s: 10,
   compile: true,
@@ -28,7 +28,7 @@ export const DEFAULT_SETTINGS: RunSettings = {
 
 export class Session {
   code = $state('');
-  settings = $state<RunSettings>({ ...DEFAULT_SETTINGS });
+  settings = $state<FullRunSettings>({ ...DEFAULT_SETTINGS });
   runId = $state<string | null>(null);
   runState = $state<RunState | 'idle' | 'sending'>('idle');
   statusDetail = $state<string | null>(null);

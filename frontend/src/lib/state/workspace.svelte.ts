@@ -124,16 +124,15 @@ export class Workspace {
 
   /** Server link when the store answers, a self-contained `#code=` link otherwise. */
   async share(): Promise<string> {
-    const base = `${location.origin}${location.pathname}`;
     const view = this.currentView();
     let link: string;
     let how: string;
     try {
-      const id = await createShare(this.session.code, $state.snapshot(this.session.settings));
-      link = serverLink(base, id, view);
+      const share = await createShare(this.session.code, $state.snapshot(this.session.settings));
+      link = serverLink(location.origin, share.url, view);
       how = 'Share link copied';
     } catch {
-      link = await codeLink(base, this.session.code, view);
+      link = await codeLink(`${location.origin}/`, this.session.code, view);
       how = 'Share store unreachable — copied a self-contained link';
     }
     this.lastShareLink = link;
@@ -147,9 +146,10 @@ export class Workspace {
   }
 
   async #openLocation() {
-    if (!location.search.includes('s=') && !location.hash.includes('code=')) return;
+    const { pathname, search, hash } = location;
+    if (!pathname.startsWith('/s/') && !search.includes('s=') && !hash.includes('code=')) return;
     try {
-      const target = await readLocation(location.search, location.hash);
+      const target = await readLocation(pathname, search, hash);
       if (target.shareId) {
         const shared = await loadShare(target.shareId);
         this.setCode(shared.code);
