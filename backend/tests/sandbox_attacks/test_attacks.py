@@ -131,8 +131,9 @@ TIMEOUTS = {"memory_bomb": 10.0}
 
 def _tcp_case(port: int) -> str:
     return (
-        "import socket\ntry:\n    s = socket.create_connection(('127.0.0.1', %d), 1)\n"
-        "    print('CONNECTED')\nexcept OSError as e:\n    print('BLOCKED', e.errno)\n" % port
+        "import socket\ntry:\n"
+        f"    s = socket.create_connection(('127.0.0.1', {port}), 1)\n"
+        "    print('CONNECTED')\nexcept OSError as e:\n    print('BLOCKED', e.errno)\n"
     )
 
 
