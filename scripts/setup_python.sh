@@ -21,10 +21,14 @@ args=(-e "engine[test]")
 if [ -f backend/pyproject.toml ]; then
   if [ -x /usr/bin/python3 ] && /usr/bin/python3 -c 'import ensurepip, venv' >/dev/null 2>&1; then
     [ -x "$KVENV/bin/python" ] || /usr/bin/python3 -m venv "$KVENV"
-    # The engine's own dependency list (non-editable install: the copy is shadowed at run
-    # time by the read-only bind of engine/src, which the kernel puts first on sys.path).
+    # Only the engine's runtime dependencies: the engine itself is reached through the
+    # read-only bind of engine/src (first on the kernel's sys.path), so it never goes stale
+    # and nothing is built inside engine/.
+    deps=$("$KVENV/bin/python" -c 'import tomllib, sys
+print("\n".join(tomllib.load(open("engine/pyproject.toml", "rb"))["project"]["dependencies"]))')
     "$KVENV/bin/python" -m pip install -q --upgrade pip >/dev/null
-    "$KVENV/bin/python" -m pip install -q ./engine "pyseccomp==0.1.2" ||
+    # shellcheck disable=SC2086
+    "$KVENV/bin/python" -m pip install -q $deps "pyseccomp==0.1.2" ||
       echo "warning: kernel venv incomplete; kernels fall back to $VENV (rlimits only)" >&2
     chmod -R a+rX "$KVENV" ./engine/src 2>/dev/null || true
   else
