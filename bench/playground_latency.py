@@ -1,0 +1,245 @@
+"""Playground latency over the real websocket: Run → first trace card, Run → run_reply, and
+kernel spawn → ready.
+
+    python bench/playground_latency.py [--runs 20] [--sessions 8] [--url http://127.0.0.1:8000]
+                                       [--example grad-jvp-vjp] [--json-out FILE]
+
+Without --url it starts its own server (`python -m app.main` on a free loopback port, the same
+sandbox choice as `make run`) and stops it afterwards. Every session first makes one warm-up
+run (it compiles whatever the program jits), then `--runs` measured runs; so the figures
+exclude XLA compile time, as the target in ../shared/notes/performance.md does. Run → first
+card needs the engine's recorder (didax.viz); until the kernel reports `engine.viz` the script
+says so and reports Run → run_reply only. Spawn → ready is measured with the server's own
+provisioner, in process (launch a kernel, wait for its `ready` event, destroy it).
+
+Imports: websockets, httpx; app.* (backend) for the spawn measurement only.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import httpx
+import websockets
+
+REPO = Path(__file__).resolve().parent.parent
+BACKEND = REPO / "backend"
+
+
+def percentile(values: list[float], q: float) -> float | None:
+    if not values:
+        return None
+    ordered = sorted(values)
+    k = (len(ordered) - 1) * q
+    lo, hi = int(k), min(int(k) + 1, len(ordered) - 1)
+    return ordered[lo] + (ordered[hi] - ordered[lo]) * (k - lo)
+
+
+def summary(values: list[float]) -> dict[str, Any]:
+    return {
+        "n": len(values),
+        "p50_ms": _r(percentile(values, 0.5)),
+        "p95_ms": _r(percentile(values, 0.95)),
+        "max_ms": _r(max(values) if values else None),
+    }
+
+
+def _r(x: float | None) -> float | None:
+    return None if x is None else round(x, 1)
+
+
+class Session:
+    """One websocket session that times its runs."""
+
+    def __init__(self, ws: Any) -> None:
+        self.ws, self.n = ws, 0
+
+    async def send(self, msg: dict[str, Any]) -> str:
+        self.n += 1
+        mid = f"b-{self.n}"
+        await self.ws.send(json.dumps({"protocol_version": 1, "id": mid, "msg": msg}))
+        return mid
+
+    async def hello(self) -> dict[str, Any]:
+        await self.send({"type": "hello", "client": "bench"})
+        return json.loads(await self.ws.recv())["msg"]
+
+    async def run(self, code: str) -> dict[str, Any]:
+        """Times (ms) from sending the run to the first card and to the run_reply."""
+        started = time.perf_counter()
+        rid = await self.send({"type": "run_request", "code": code})
+        first_card = None
+        while True:
+            env = json.loads(await asyncio.wait_for(self.ws.recv(), 120))
+            if env.get("parent_id") != rid:
+                continue
+            msg = env["msg"]
+            now = (time.perf_counter() - started) * 1000
+            if msg["type"] == "trace_card" and first_card is None:
+                first_card = now
+            if msg["type"] in ("run_reply", "error"):
+                ok = msg["type"] == "run_reply" and msg["ok"]
+                detail = None if ok else (msg.get("error") or msg.get("message"))
+                return {
+                    "ok": ok,
+                    "first_card_ms": first_card,
+                    "reply_ms": now,
+                    "n_cards": msg.get("n_cards", 0),
+                    "detail": detail,
+                }
+
+
+async def session_runs(
+    url: str, code: str, runs: int, warmed: asyncio.Queue[int], start: asyncio.Event
+) -> dict[str, Any]:
+    ws_url = url.replace("http", "ws", 1) + "/api/ws"
+    async with websockets.connect(ws_url, max_size=64 << 20) as ws:
+        s = Session(ws)
+        welcome = await s.hello()
+        try:
+            warm = await s.run(code)
+        finally:
+            warmed.put_nowait(1)
+        await start.wait()
+        results = [await s.run(code) for _ in range(runs)]
+    return {"welcome": welcome, "warmup": warm, "runs": results}
+
+
+async def measure(url: str, code: str, runs: int, sessions: int) -> dict[str, Any]:
+    start, warmed = asyncio.Event(), asyncio.Queue()
+    tasks = [
+        asyncio.create_task(session_runs(url, code, runs, warmed, start)) for _ in range(sessions)
+    ]
+    while warmed.qsize() < sessions and not all(t.done() for t in tasks):
+        await asyncio.sleep(0.05)
+    start.set()  # measured runs start together, after every session's warm-up
+    done = await asyncio.gather(*tasks, return_exceptions=True)
+    results = [r for d in done if isinstance(d, dict) for r in d["runs"]]
+    errors = [repr(d) for d in done if isinstance(d, BaseException)]
+    failed = [r["detail"] for r in results if not r["ok"]]
+    first = next((d for d in done if isinstance(d, dict)), None)
+    return {
+        "sessions": sessions,
+        "runs_per_session": runs,
+        "run_to_first_card": summary(
+            [r["first_card_ms"] for r in results if r["first_card_ms"] is not None]
+        ),
+        "run_to_reply": summary([r["reply_ms"] for r in results]),
+        "failed_runs": len(failed) + len(errors) * runs,
+        "failure_examples": [str(x)[:300] for x in (failed[:3] + errors[:3])],
+        "engine": first["welcome"].get("engine") if first else None,
+        "sandbox": first["welcome"]["sandbox"]["mode"] if first else None,
+    }
+
+
+async def spawn_to_ready(samples: int) -> dict[str, Any]:
+    """Kernel spawn → ready with the server's provisioner (no server needed)."""
+    sys.path.insert(0, str(BACKEND))
+    from app.config import Settings
+    from app.kernels.kernel import Kernel
+    from app.kernels.provisioner import choose_provisioner
+
+    settings = Settings.from_env()
+    prov, reason = choose_provisioner(settings)
+    if prov is None:
+        return {"error": reason}
+    times = []
+    for i in range(samples):
+        started = time.perf_counter()
+        proc = await prov.launch(settings.max_kernels - 1 - i % 2)
+        kernel = Kernel(
+            proc, 0, settings.max_output_bytes, settings.ctl_run_bytes, settings.ctl_line_bytes
+        )
+        kernel.start()
+        await kernel.wait_ready(settings.spawn_timeout_s)
+        times.append((time.perf_counter() - started) * 1000)
+        await kernel.close()
+    return {"mode": prov.mode, **summary(times)}
+
+
+def start_server() -> tuple[subprocess.Popen[bytes], str]:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    env = {
+        **os.environ,
+        "DIDAX_DB_PATH": f"/tmp/didax-bench-{port}.sqlite3",
+        "DIDAX_POOL_SIZE": os.environ.get("DIDAX_POOL_SIZE", "2"),
+    }
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "app.main", "--port", str(port), "--log-level", "warning"],
+        cwd=BACKEND,
+        env=env,
+    )
+    url = f"http://127.0.0.1:{port}"
+    for _ in range(600):
+        try:
+            if httpx.get(url + "/healthz", timeout=1).json()["pool_ready"] >= 1:
+                return proc, url
+        except httpx.HTTPError:
+            pass
+        time.sleep(0.1)
+    proc.send_signal(signal.SIGTERM)
+    raise SystemExit("server did not start")
+
+
+def example_code(url: str, example: str) -> str:
+    return httpx.get(f"{url}/api/examples/{example}", timeout=10).json()["code"]
+
+
+async def _main(args: argparse.Namespace) -> dict[str, Any]:
+    proc, url = (None, args.url) if args.url else start_server()
+    try:
+        code = example_code(url, args.example)
+        report: dict[str, Any] = {"example": args.example}
+        report["single_session"] = await measure(url, code, args.runs, 1)
+        report["concurrent"] = await measure(url, code, args.runs, args.sessions)
+        report["trivial_program_single"] = await measure(url, "print(1)", args.runs, 1)
+        report["trivial_program_concurrent"] = await measure(
+            url, "print(1)", args.runs, args.sessions
+        )
+    finally:
+        if proc is not None:
+            proc.send_signal(signal.SIGTERM)
+            proc.wait(30)
+    report["spawn_to_ready"] = await spawn_to_ready(args.spawn_samples)
+    viz = bool((report["single_session"].get("engine") or {}).get("viz"))
+    report["note"] = (
+        None
+        if viz
+        else (
+            "the kernel's engine has no didax.viz recorder yet: no trace cards, so Run → first card "
+            "cannot be measured; Run → run_reply is reported instead"
+        )
+    )
+    return report
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--url", help="an already running server (default: start one)")
+    parser.add_argument("--example", default="grad-jvp-vjp")
+    parser.add_argument("--runs", type=int, default=20)
+    parser.add_argument("--sessions", type=int, default=8)
+    parser.add_argument("--spawn-samples", type=int, default=5)
+    parser.add_argument("--json-out", type=Path)
+    args = parser.parse_args()
+    report = asyncio.run(_main(args))
+    text = json.dumps(report, indent=2)
+    print(text)
+    if args.json_out:
+        args.json_out.write_text(text + "\n")
+
+
+if __name__ == "__main__":
+    main()
