@@ -48,6 +48,7 @@ class ServerProcess:
         self.pool_ready = pool_ready
         self.proc: subprocess.Popen[bytes] | None = None
         self.log = tmp / f"server-{self.port}.log"
+        self.host = "127.0.0.1"
 
     @property
     def url(self) -> str:
@@ -61,7 +62,7 @@ class ServerProcess:
                     "-m",
                     "app.main",
                     "--host",
-                    "127.0.0.1",
+                    self.host,
                     "--port",
                     str(self.port),
                     "--log-level",

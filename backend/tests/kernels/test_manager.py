@@ -3,13 +3,15 @@ and the warm pool (spawn → ready, single use, refill)."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
 import time
 
 import pytest
 from app.config import Settings
 from app.kernels.provisioner import choose_provisioner
 from conftest import fake_kernel_server
-from helpers import client
+from helpers import BACKEND, ServerProcess, client
 
 
 def test_crash_on_start_is_a_typed_error_and_the_server_survives(tmp_path):
@@ -92,3 +94,49 @@ def test_beyond_loopback_refuses_rlimits_only(host):
     assert prov is None and "loopback" in reason
     assert Settings(host="127.0.0.1").loopback_only and Settings(host="::1").loopback_only
     assert not Settings(host="0.0.0.0").loopback_only
+
+
+def test_rlimits_only_mode_runs_code_and_says_so(tmp_path):
+    server = ServerProcess(
+        tmp_path, {"DIDAX_SANDBOX": "rlimits", "DIDAX_POOL_SIZE": "1"}, pool_ready=1
+    ).start()
+    try:
+        with client(server) as c:
+            sandbox = c.hello()["sandbox"]
+            assert sandbox["mode"] == "rlimits_only" and "no namespaces" in sandbox["description"]
+            code = (
+                "import os\ntry:\n    os.fork()\nexcept OSError as e:\n    print('DENIED', e.errno)"
+            )
+            reply, msgs = c.run(code)
+            assert reply["ok"] and c.stdout(msgs) == "DENIED 1\n"  # seccomp still applies
+    finally:
+        server.stop()
+
+
+def test_server_beyond_loopback_without_full_sandbox_refuses_to_run(tmp_path):
+    server = ServerProcess(tmp_path, {"DIDAX_SANDBOX": "rlimits"})
+    server.host = "0.0.0.0"
+    server.start()
+    try:
+        with client(server) as c:
+            sandbox = c.hello()["sandbox"]
+            assert sandbox["mode"] == "unavailable" and "loopback" in sandbox["description"]
+            rid = c.send({"type": "run_request", "code": "print(1)"})
+            env = c.recv()
+            assert env["parent_id"] == rid and env["msg"]["code"] == "sandbox_unavailable"
+        assert server.health()["kernels"] == 0
+    finally:
+        server.stop()
+
+
+def test_the_server_process_never_imports_the_engine_or_the_kernel():
+    code = (
+        "import sys\nfrom app.config import Settings\nfrom app.main import create_app\n"
+        "create_app(Settings())\nimport app.api.ws, app.sessions, app.kernels.manager\n"
+        "bad = [m for m in sys.modules if m.split('.')[0] in ('didax', 'jax', 'sandbox')]\n"
+        "print(bad)"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, cwd=BACKEND, timeout=60
+    )
+    assert done.stdout.strip() == "[]", done.stderr
