@@ -1,0 +1,35 @@
+/**
+ * Every gallery example, through the real server and a real kernel: it loads from the menu,
+ * runs green and shows as many trace cards as the run reports (at least one).
+ */
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { BACKEND_DIR } from '../../support/env';
+import { expect, test } from '../../support/fixtures';
+
+const ids = readdirSync(join(BACKEND_DIR, 'app', 'examples'))
+  .map((f) => /^\d+-([a-z0-9-]+)\.py$/.exec(f)?.[1])
+  .filter((x): x is string => !!x)
+  .sort();
+
+test('the examples menu lists the gallery', async ({ playground: pg, page }) => {
+  await pg.open();
+  for (const id of ids)
+    await expect(page.locator(`[data-testid="examples"] option[value="${id}"]`)).toBeAttached();
+});
+
+for (const id of ids) {
+  test(`example ${id} runs and shows its cards`, async ({ playground: pg, page, request }) => {
+    const ex = await (await request.get(`/api/examples/${id}`)).json();
+    await pg.open();
+    await page.getByTestId('examples').selectOption(id);
+    await expect.poll(() => pg.code()).toBe(ex.code);
+    expect(await pg.runAndWait(60_000)).toBe('done');
+    const n = Number(await pg.status.getAttribute('data-n-cards'));
+    expect(n).toBeGreaterThan(0);
+    await expect(pg.cards).toHaveCount(n);
+    await pg.graphReady();
+    const eqns = Number(await pg.cards.first().getAttribute('data-eqn-count'));
+    await expect(pg.topNodes).toHaveCount(eqns);
+  });
+}

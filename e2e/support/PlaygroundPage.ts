@@ -1,0 +1,88 @@
+/**
+ * Page object for the playground: user-level actions and the locators specs assert on. The
+ * editor is filled through the page's `window.__didax.setCode` hook (exact, and immune to
+ * auto-indent), and locators use roles first, then data-testid — never CSS classes.
+ */
+import { expect, type Locator, type Page } from '@playwright/test';
+
+export class PlaygroundPage {
+  readonly run: Locator;
+  readonly connection: Locator;
+  readonly status: Locator;
+  readonly cards: Locator;
+  readonly graph: Locator;
+  readonly graphNodes: Locator;
+  readonly topNodes: Locator;
+  readonly player: Locator;
+  readonly jaxprEqns: Locator;
+  readonly editorLines: Locator;
+
+  constructor(readonly page: Page) {
+    this.run = page.getByTestId('run');
+    this.connection = page.getByTestId('connection');
+    this.status = page.getByTestId('run-status');
+    this.cards = page.getByTestId('card');
+    this.graph = page.getByTestId('graph');
+    this.graphNodes = page.getByTestId('graph-node');
+    this.topNodes = page.locator('[data-testid="graph-node"][data-depth="0"]');
+    this.player = page.getByTestId('player');
+    this.jaxprEqns = page.getByTestId('jaxpr-eqn');
+    this.editorLines = page.locator('[data-testid="editor"] .cm-line');
+  }
+
+  async open(path = '/') {
+    await this.page.goto(path);
+    await this.connected();
+  }
+
+  async connected() {
+    await expect(this.connection).toHaveAttribute('data-state', 'open');
+  }
+
+  async setCode(code: string) {
+    await this.page.evaluate((c) => window.__didax!.setCode(c), code);
+  }
+
+  async code(): Promise<string> {
+    return this.page.evaluate(() => window.__didax!.getCode());
+  }
+
+  /** Run and wait for the run to finish in any final state; returns that state. */
+  async runAndWait(timeout = 45_000): Promise<string> {
+    await expect(this.run).toBeEnabled();
+    await this.run.click();
+    await expect(this.status).toHaveAttribute('data-state', /^(done|error|timeout|cancelled)$/, {
+      timeout,
+    });
+    return (await this.status.getAttribute('data-state')) ?? '';
+  }
+
+  async graphReady() {
+    await expect(this.graph).toHaveAttribute('data-status', 'ready');
+  }
+
+  async step(): Promise<void> {
+    await this.page.getByTestId('player-forward').click();
+  }
+
+  /** data-state of every top-level graph node, in DOM order. */
+  async nodeStates(): Promise<string[]> {
+    return this.topNodes.evaluateAll((els) => els.map((e) => e.getAttribute('data-state') ?? ''));
+  }
+}
+
+declare global {
+  interface Window {
+    __didax?: {
+      setCode(code: string): void;
+      getCode(): string;
+      run(): void;
+      selectCard(i: number): void;
+      useManualClock(): void;
+      advance(ms: number): void;
+      graphTimings(): any;
+      playerStats(): any;
+      resetPlayerStats(): void;
+    };
+  }
+}
