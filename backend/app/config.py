@@ -9,6 +9,7 @@
 | DIDAX_RUN_TIMEOUT_S, DIDAX_MAX_OUTPUT_BYTES, DIDAX_MAX_CODE_BYTES | 10, 1 MiB, 64 KiB |
 | DIDAX_KERNEL_PYTHON, DIDAX_ENGINE_SRC | backend/.venv-kernel/bin/python, <repo>/engine/src |
 | DIDAX_KERNEL_REUSE, DIDAX_SPAWN_TIMEOUT_S | session (or run), 60 |
+| DIDAX_KERNEL_IDLE_S | 300 (an idle session's kernel is released; its next run gets a new one) |
 | DIDAX_KERNEL_ARGV | test hook: JSON argv of a fake kernel (forces rlimits mode, loopback only) |
 
 Imports: the standard library only.
@@ -75,6 +76,7 @@ class Settings:
     ctl_run_bytes: int = 64 << 20
     spawn_timeout_s: float = 60.0
     kernel_reuse: Literal["session", "run"] = "session"
+    kernel_idle_s: float = 300.0
     kernel_python: str = field(default_factory=_default_kernel_python)
     kernel_argv: tuple[str, ...] = ()
     engine_src: Path = REPO_DIR / "engine" / "src"
@@ -102,6 +104,7 @@ class Settings:
             kernel_python=_env("DIDAX_KERNEL_PYTHON", _default_kernel_python()),
             engine_src=Path(_env("DIDAX_ENGINE_SRC", str(REPO_DIR / "engine" / "src"))),
             spawn_timeout_s=_env_float("DIDAX_SPAWN_TIMEOUT_S", 60.0),
+            kernel_idle_s=_env_float("DIDAX_KERNEL_IDLE_S", 300.0),
             # Test hook: run this argv instead of the real kernel (rlimits mode, loopback only).
             kernel_argv=tuple(json.loads(_env("DIDAX_KERNEL_ARGV", "[]"))),
         )

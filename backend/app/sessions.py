@@ -138,6 +138,7 @@ class Session:
         self._run_task: asyncio.Task[None] | None = None
         self._run_id: str | None = None
         self._cancel = asyncio.Event()
+        self._idle: asyncio.TimerHandle | None = None
 
     # ------------------------------------------------------------------ sending
     def send(self, msg: Any, parent_id: str | None) -> None:
@@ -199,6 +200,8 @@ class Session:
                 "sandbox_unavailable", "this server does not run code", self.manager.reason, run_id
             )
         else:
+            if self._idle is not None:
+                self._idle.cancel()
             self._run_id = run_id
             self._cancel = asyncio.Event()
             self._run_task = asyncio.create_task(self._run(run_id, req))
@@ -274,6 +277,16 @@ class Session:
         if not outcome.kernel_usable or not kernel.alive or self.settings.kernel_reuse == "run":
             self.kernel = None
             await self.manager.release(kernel)
+            return
+        loop = asyncio.get_running_loop()
+        self._idle = loop.call_later(self.settings.kernel_idle_s, self._release_idle, kernel)
+
+    def _release_idle(self, kernel: Kernel) -> None:
+        """An idle session gives its kernel (and slot) back; the next run gets a new one."""
+        running = self._run_task is not None and not self._run_task.done()
+        if self.kernel is kernel and not running:
+            self.kernel = None
+            asyncio.get_running_loop().create_task(self.manager.release(kernel))
 
     def _finish(self, sink: _Sink, outcome: RunOutcome) -> None:
         sink.status(outcome.state, outcome.error["message"][:200] if outcome.error else None)
@@ -294,6 +307,8 @@ class Session:
     async def close(self) -> None:
         """Connection closed: stop the run and destroy the session's kernel."""
         self._closed = True
+        if self._idle is not None:
+            self._idle.cancel()
         if self._run_task is not None and not self._run_task.done():
             self._run_task.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):

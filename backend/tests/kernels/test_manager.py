@@ -140,3 +140,19 @@ def test_the_server_process_never_imports_the_engine_or_the_kernel():
         [sys.executable, "-c", code], capture_output=True, text=True, cwd=BACKEND, timeout=60
     )
     assert done.stdout.strip() == "[]", done.stderr
+
+
+def test_idle_session_kernel_is_released(tmp_path):
+    env = {"DIDAX_SANDBOX": "rlimits", "DIDAX_POOL_SIZE": "0", "DIDAX_KERNEL_IDLE_S": "0.5"}
+    server = ServerProcess(tmp_path, env).start()
+    try:
+        with client(server) as c:
+            assert c.run("print(1)")[0]["ok"]
+            assert server.health()["kernels"] == 1
+            deadline = time.monotonic() + 10
+            while server.health()["kernels"] and time.monotonic() < deadline:
+                time.sleep(0.1)
+            assert server.health()["kernels"] == 0
+            assert c.run("print(2)")[0]["ok"]  # a new kernel for the next run
+    finally:
+        server.stop()
