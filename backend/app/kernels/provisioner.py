@@ -37,6 +37,24 @@ from app.config import Settings
 from app.kernels.cgroups import KernelCgroup, detect
 
 LAUNCH_ENV = {"PATH": "/usr/bin:/bin"}
+KERNEL_ENV = {
+    "PATH": "/usr/bin",
+    "MALLOC_ARENA_MAX": "2",  # fewer glibc arenas: less address space under RLIMIT_AS
+    "JAX_PLATFORMS": "cpu",
+    "OPENBLAS_NUM_THREADS": "1",
+    "TF_CPP_MIN_LOG_LEVEL": "2",
+}
+# Namespaces (no network), no nested user namespaces, die with the server, a new tty session
+# (TIOCSTI, CVE-2017-5226), an unprivileged uid inside, and an empty environment.
+BWRAP_ISOLATION = (
+    "--unshare-net --unshare-user --unshare-pid --unshare-ipc --unshare-uts --unshare-cgroup-try "
+    "--disable-userns --die-with-parent --new-session --uid 1000 --gid 1000 --hostname sandbox "
+    "--clearenv"
+).split()
+# After the binds: a fresh /proc, a minimal /dev, then (after `--size N`) a size-capped tmpfs
+# /tmp whose /tmp/work is the cwd, and a read-only root.
+BWRAP_PROC_DEV = "--proc /proc --dev /dev".split()
+BWRAP_TMP = "--tmpfs /tmp --dir /tmp/work --remount-ro / --chdir /tmp/work".split()
 JOIN_CGROUPS = (
     'n=$1; shift; while [ "$n" -gt 0 ]; do echo $$ > "$1" || exit 97; shift; '
     'n=$((n-1)); done; exec "$@"'
@@ -212,11 +230,9 @@ class RlimitsProvisioner(Provisioner):
         workdir = tempfile.mkdtemp(prefix=f"didax-kernel-{slot}-")
         env = {
             **LAUNCH_ENV,
+            **KERNEL_ENV,
+            "PATH": LAUNCH_ENV["PATH"],
             "HOME": workdir,
-            "MALLOC_ARENA_MAX": "2",
-            "JAX_PLATFORMS": "cpu",
-            "OPENBLAS_NUM_THREADS": "1",
-            "TF_CPP_MIN_LOG_LEVEL": "2",
             "SBX_CFG": json.dumps(self.kernel_config(str(self.settings.engine_src))),
         }
         argv = self.argv()
@@ -264,54 +280,16 @@ class SandboxProvisioner(Provisioner):
         s = self.settings
         engine = "/opt/engine" if s.engine_src.is_dir() else None
         setenv = {
-            "PATH": "/usr/bin",
+            **KERNEL_ENV,
             "HOME": "/tmp",
-            "MALLOC_ARENA_MAX": "2",
-            "JAX_PLATFORMS": "cpu",
-            "OPENBLAS_NUM_THREADS": "1",
-            "TF_CPP_MIN_LOG_LEVEL": "2",
             "SBX_CFG": json.dumps(self.kernel_config(engine)),
             "SBX_CTL_FD": ctl_fd_env,
         }
-        argv = [
-            "bwrap",
-            "--unshare-net",
-            "--unshare-user",
-            "--unshare-pid",
-            "--unshare-ipc",
-            "--unshare-uts",
-            "--unshare-cgroup-try",
-            "--disable-userns",
-            "--die-with-parent",
-            "--new-session",
-            "--uid",
-            "1000",
-            "--gid",
-            "1000",
-            "--hostname",
-            "sandbox",
-            "--clearenv",
-        ]
+        argv = ["bwrap", *BWRAP_ISOLATION]
         for key, value in setenv.items():
             argv += ["--setenv", key, value]
         argv += self._binds()
-        argv += [
-            "--proc",
-            "/proc",
-            "--dev",
-            "/dev",
-            "--size",
-            str(s.tmpfs_bytes),
-            "--tmpfs",
-            "/tmp",
-            "--dir",
-            "/tmp/work",
-            "--remount-ro",
-            "/",
-            "--chdir",
-            "/tmp/work",
-            "--",
-        ]
+        argv += [*BWRAP_PROC_DEV, "--size", str(s.tmpfs_bytes), *BWRAP_TMP, "--"]
         return argv + inner
 
     def setpriv_argv(self, slot: int) -> list[str]:

@@ -71,8 +71,12 @@ CASES: dict[str, tuple[str, list[str], str | None]] = {
         "        for _ in range(200):\n            f.write(b'x' * (1 << 20))\n"
         "            written += 1\nexcept OSError as e:\n    print('STOPPED', written, e.errno)\n"
         "for path in ('/fill', '/usr/fill', '/opt/engine/fill'):\n    try:\n"
-        "        open(path, 'wb')\n    except OSError as e:\n        print('RO', e.errno)\n",
-        ["STOPPED 16 27", "RO 30"],
+        "        open(path, 'wb')\n    except OSError as e:\n        print('RO', e.errno)\n"
+        "st = os.statvfs('/tmp')\nprint('TMPFS_MIB', st.f_blocks * st.f_frsize >> 20)\n"
+        "n = 0\ntry:\n    for n in range(100):\n"
+        "        open(f'/tmp/many{n}', 'wb').write(b'y' * (15 << 20))\n"
+        "except OSError as e:\n    print('FULL', n, e.errno)\n",
+        ["STOPPED 16 27", "RO 30", "TMPFS_MIB 64", "FULL 3 28"],
         None,
     ),
     "memory_bomb": (
