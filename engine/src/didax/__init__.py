@@ -1,0 +1,43 @@
+"""didax: a from-scratch implementation of JAX's design — tracing interpreters, jaxprs,
+jvp/vjp/grad, vmap, and jit compiled through XLA with jaxlib. `import didax as jax`."""
+
+from didax._src import numpy as _numpy_impl  # noqa: F401 - installs array methods
+from didax._src.api import (
+    block_until_ready as block_until_ready,
+    device_get as device_get,
+    device_put as device_put,
+    eval_shape as eval_shape,
+    grad as grad,
+    hessian as hessian,
+    jacfwd as jacfwd,
+    jacobian as jacobian,
+    jacrev as jacrev,
+    jvp as jvp,
+    linearize as linearize,
+    make_jaxpr as make_jaxpr,
+    value_and_grad as value_and_grad,
+    vjp as vjp,
+    vmap as vmap,
+)
+from didax._src.api_util import ShapeDtypeStruct as ShapeDtypeStruct
+from didax._src.array import Array as Array
+from didax._src.config import config as config
+from didax._src.config import (
+    default_matmul_precision as default_matmul_precision,
+    disable_jit as disable_jit,
+    enable_x64 as enable_x64,
+    numpy_dtype_promotion as numpy_dtype_promotion,
+    numpy_rank_promotion as numpy_rank_promotion,
+)
+from didax._src.core import typeof as typeof
+from didax._src.numpy import array_methods as _array_methods  # noqa: F401
+from didax._src.tree_util import tree_flatten as _tree_flatten  # noqa: F401
+from didax import dtypes as dtypes
+from didax import errors as errors
+from didax import lax as lax
+from didax import numpy as numpy
+from didax import tree as tree
+from didax import tree_util as tree_util
+from didax._src.xla_backend import devices as devices
+
+__version__ = "0.1.0"

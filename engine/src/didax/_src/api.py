@@ -1,0 +1,692 @@
+"""The user-facing transformations, with JAX's signatures, semantics and error messages:
+jvp, linearize, vjp, grad, value_and_grad, jacfwd, jacrev, hessian, vmap, make_jaxpr and
+eval_shape. Each flattens pytrees, runs the matching interpreter, and unflattens.
+
+May import everything below it (core, interpreters, lax, tree_util, api_util).
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from didax._src import core, dtypes
+from didax._src.api_util import (
+    ShapeDtypeStruct,
+    argnums_partial,
+    check_argnums,
+    check_callable,
+    debug_arg_names,
+    ensure_index_tuple,
+    flatten_fun,
+    flatten_fun_nokwargs,
+    shaped_abstractify,
+)
+from didax._src.array import Array
+from didax._src.interpreters import ad, batching
+from didax._src.interpreters import partial_eval as pe
+from didax._src.interpreters.ad import Zero
+from didax._src.lax import lax, shapes
+from didax._src.tree_util import (
+    broadcast_prefix,
+    tree_flatten,
+    tree_map,
+    tree_structure,
+    tree_transpose,
+    tree_unflatten,
+)
+from didax._src.util import fun_name
+
+# Hooks the playground's recorder installs to observe transformation calls:
+# hook(kind, fun, transformed, args, kwargs, transform_args, transform_kwargs) -> result
+call_hooks: list[Callable] = []
+
+
+def _recorded(kind: str):
+    """Lets the playground's recorder observe calls of the transformed function: when a
+    hook is installed, it runs the call (and may record a trace card)."""
+
+    def deco(make):
+        @functools.wraps(make)
+        def transform(fun, *t_args, **t_kwargs):
+            wrapped = make(fun, *t_args, **t_kwargs)
+
+            @functools.wraps(wrapped)
+            def call(*args, **kwargs):
+                if call_hooks:
+                    return call_hooks[-1](kind, fun, wrapped, args, kwargs, t_args, t_kwargs)
+                return wrapped(*args, **kwargs)
+
+            call.__wrapped_transform__ = wrapped
+            return call
+        transform.__wrapped__ = make
+        return transform
+    return deco
+
+
+def _to_array(x):
+    """Outputs of transformations are Arrays (never bare NumPy values)."""
+    if isinstance(x, (Array, core.Tracer)):
+        return x
+    if isinstance(x, np.ndarray) and x.dtype == dtypes.float0:
+        return x
+    if isinstance(x, (np.ndarray, np.generic)):
+        aval = core.get_aval(x)
+        return Array(np.asarray(x, aval.dtype), aval)
+    return x
+
+
+# ----------------------------------------------------------------------------------------
+# jvp / linearize / vjp
+# ----------------------------------------------------------------------------------------
+
+
+def _check_jvp_args(primals, tangents):
+    for p, t in zip(primals, tangents):
+        pa = core.get_aval(p)
+        if isinstance(t, np.ndarray) and t.dtype == dtypes.float0:
+            ta = core.ShapedArray(t.shape, t.dtype)
+        else:
+            ta = core.get_aval(t)
+        expected = pa.to_tangent_aval().dtype
+        if ta.dtype != expected:
+            raise TypeError(
+                "primal and tangent arguments to jax.jvp do not match; dtypes must be equal, "
+                "or in case of int/bool primal dtype the tangent dtype must be float0."
+                f"Got primal dtype {pa.dtype.name} and so expected tangent dtype "
+                f"{expected.name}, but got tangent dtype {ta.dtype.name} instead.")
+        if pa.shape != ta.shape:
+            raise ValueError("jvp called with different primal and tangent shapes;"
+                             f"Got primal shape {pa.shape} and tangent shape as {ta.shape}")
+
+
+def jvp(fun: Callable, primals, tangents, has_aux: bool = False):
+    """Forward-mode: (fun(*primals), the directional derivative along tangents)."""
+    check_callable(fun)
+    if not isinstance(primals, (tuple, list)) or not isinstance(tangents, (tuple, list)):
+        raise TypeError("primal and tangent arguments to jax.jvp must be tuples or lists; "
+                        f"found {type(primals).__name__} and {type(tangents).__name__}.")
+    flat_p, tree_p = tree_flatten(tuple(primals))
+    flat_t, tree_t = tree_flatten(tuple(tangents))
+    if tree_p != tree_t:
+        raise TypeError("primal and tangent arguments to jax.jvp must have the same tree "
+                        f"structure; primals have tree structure {tree_p} whereas tangents "
+                        f"have tree structure {tree_t}.")
+    _check_jvp_args(flat_p, flat_t)
+    flat_fun, store = flatten_fun_nokwargs(fun, tree_p)
+    flat_t = [Zero(core.get_aval(p).to_tangent_aval())
+              if isinstance(t, np.ndarray) and t.dtype == dtypes.float0 else t
+              for p, t in zip(flat_p, flat_t)]
+    p_out, t_out = ad.jvp_flat(flat_fun, flat_p, flat_t)
+    out_tree = store["out_tree"]
+    p_out = [_to_array(x) for x in p_out]
+    t_out = [_to_array(x) for x in t_out]
+    if has_aux:
+        (po, aux), (to, _) = _split_aux(out_tree, p_out, t_out)
+        return po, to, aux
+    return tree_unflatten(out_tree, p_out), tree_unflatten(out_tree, t_out)
+
+
+def _split_aux(out_tree, p_out, t_out):
+    pair = tree_unflatten(out_tree, p_out)
+    tpair = tree_unflatten(out_tree, t_out)
+    if not isinstance(pair, (tuple, list)) or len(pair) != 2:
+        raise TypeError("has_aux=True requires the function to return a pair (out, aux).")
+    return (pair[0], pair[1]), (tpair[0], tpair[1])
+
+
+def linearize(fun: Callable, *primals, has_aux: bool = False):
+    """(fun(*primals), f_jvp) where f_jvp evaluates the linearized function."""
+    check_callable(fun)
+    flat_p, in_tree = tree_flatten(primals)
+    flat_fun, store = flatten_fun_nokwargs(_aux_first(fun) if has_aux else fun, in_tree)
+    p_out, lin, out_zeros, _ = ad.linearize_flat(flat_fun, flat_p)
+    out_tree = store["out_tree"]
+    in_avals = [core.get_aval(p).to_tangent_aval() for p in flat_p]
+    p_out = [_to_array(x) for x in p_out]
+    if has_aux:
+        (out_tree, aux_tree), n_out = _unpair_tree(out_tree)
+        aux = tree_unflatten(aux_tree, p_out[n_out:])
+        p_out, out_zeros = p_out[:n_out], out_zeros[:n_out]
+    out_avals = [core.get_aval(p).to_tangent_aval() for p in p_out]
+
+    def f_jvp(*tangents):
+        flat_t, t_tree = tree_flatten(tangents)
+        if t_tree != in_tree:
+            raise TypeError(f"linearized function called on tangent values inconsistent with "
+                            f"the original primal values: {t_tree} vs {in_tree}")
+        nz = core.eval_jaxpr(lin.jaxpr, lin.consts, *flat_t)
+        it = iter(nz)
+        outs = [ad.zeros_like_aval(a) if z else next(it) for a, z in zip(out_avals, out_zeros)]
+        return tree_unflatten(out_tree, [_to_array(o) for o in outs])
+
+    out = tree_unflatten(out_tree, p_out)
+    return (out, f_jvp, aux) if has_aux else (out, f_jvp)
+
+
+def _aux_first(fun):
+    def f(*args):
+        out = fun(*args)
+        if not isinstance(out, (tuple, list)) or len(out) != 2:
+            raise TypeError("has_aux=True requires the function to return a pair (out, aux).")
+        return (out[0], out[1])
+    return f
+
+
+def _unpair_tree(out_tree):
+    children = out_tree.children()
+    main, aux = children
+    return (main, aux), main.num_leaves
+
+
+class _VjpFun:
+    """The pullback returned by vjp (a callable taking output cotangents)."""
+
+    def __init__(self, f_vjp, in_tree, out_tree, out_avals):
+        self._f, self.in_tree, self.out_tree, self.out_avals = f_vjp, in_tree, out_tree, out_avals
+
+    def __call__(self, *cts):
+        if len(cts) != 1:
+            raise TypeError(f"The function returned by `jax.vjp` applied to {fun_name(self)} "
+                            f"takes exactly one argument (the cotangent), got {len(cts)}.")
+        flat_ct, ct_tree = tree_flatten(cts[0])
+        if ct_tree != self.out_tree:
+            raise ValueError(f"unexpected tree structure of argument to vjp function: got "
+                             f"{ct_tree}, but expected to match {self.out_tree}")
+        for ct, a in zip(flat_ct, self.out_avals):
+            ca = core.get_aval(ct) if not (isinstance(ct, np.ndarray) and
+                                           ct.dtype == dtypes.float0) else None
+            if ca is not None and ca.shape != a.shape:
+                raise ValueError(f"unexpected JAX type (e.g. shape/dtype) for argument to vjp "
+                                 f"function: got {ca.str_short()}, but expected "
+                                 f"{a.str_short()} because the corresponding output of the "
+                                 "function had type " + a.str_short())
+        flat_ct = [Zero(a) if isinstance(c, np.ndarray) and c.dtype == dtypes.float0 else c
+                   for c, a in zip(flat_ct, self.out_avals)]
+        cts_in = self._f(flat_ct)
+        return tree_unflatten(self.in_tree, [_to_array(c) for c in cts_in])
+
+
+def _vjp_flat(flat_fun, flat_p):
+    p_out, f_vjp, _ = ad.vjp_flat(flat_fun, flat_p)
+    in_avals = [core.get_aval(p) for p in flat_p]
+
+    def pullback(cts):
+        cts_in = f_vjp(cts)
+        return [_instantiate_ct(c, a) for c, a in zip(cts_in, in_avals)]
+
+    return p_out, pullback
+
+
+def _instantiate_ct(ct, aval):
+    if type(ct) is Zero:
+        if not dtypes.is_inexact(aval.dtype):
+            return np.zeros(aval.shape, dtypes.float0)
+        return ad.zeros_like_aval(aval.to_tangent_aval())
+    return ct
+
+
+def vjp(fun: Callable, *primals, has_aux: bool = False, reduce_axes=()):
+    """(fun(*primals), pullback[, aux]) — reverse mode via linearize + transpose."""
+    check_callable(fun)
+    flat_p, in_tree = tree_flatten(primals)
+    flat_fun, store = flatten_fun_nokwargs(_aux_first(fun) if has_aux else fun, in_tree)
+    p_out, pullback = _vjp_flat(flat_fun, flat_p)
+    out_tree = store["out_tree"]
+    p_out = [_to_array(x) for x in p_out]
+    if has_aux:
+        (out_tree, aux_tree), n_out = _unpair_tree(out_tree)
+        aux = tree_unflatten(aux_tree, p_out[n_out:])
+        p_out = p_out[:n_out]
+        full_pullback = pullback
+        n_aux = aux_tree.num_leaves
+
+        def pullback(cts, _n=n_aux):  # noqa: F811 - aux outputs get zero cotangents
+            return full_pullback([*cts, *[None] * _n])
+    out_avals = [core.get_aval(p).to_tangent_aval() for p in p_out]
+    f = _VjpFun(pullback, in_tree, out_tree, out_avals)
+    f.__name__ = fun_name(fun)
+    out = tree_unflatten(out_tree, p_out)
+    return (out, f, aux) if has_aux else (out, f)
+
+
+# ----------------------------------------------------------------------------------------
+# grad / value_and_grad
+# ----------------------------------------------------------------------------------------
+
+
+def _check_input_dtype_grad(holomorphic: bool, allow_int: bool, x) -> None:
+    aval = core.get_aval(x)
+    dt = aval.dtype
+    if holomorphic and not dtypes.is_complex(dt):
+        raise TypeError("grad with holomorphic=True requires inputs with complex dtype, "
+                        f"but got {dt.name}.")
+    if dtypes.is_inexact(dt) or dt == dtypes.float0:
+        return
+    if not allow_int:
+        raise TypeError(f"grad requires real- or complex-valued inputs (input dtype that is "
+                        f"a sub-dtype of np.inexact), but got {dt.name}. If you want to use "
+                        "Boolean- or integer-valued inputs, use vjp or set allow_int to True.")
+
+
+def _check_output_dtype_grad(holomorphic: bool, x) -> None:
+    dt = core.get_aval(x).dtype
+    if holomorphic:
+        if not dtypes.is_complex(dt):
+            raise TypeError("grad with holomorphic=True requires outputs with complex dtype, "
+                            f"but got {dt.name}.")
+        return
+    if dtypes.is_complex(dt):
+        raise TypeError("grad requires real-valued outputs (output dtype that is a sub-dtype "
+                        f"of np.floating), but got {dt.name}. For holomorphic "
+                        "differentiation, pass holomorphic=True. For differentiation of "
+                        "non-holomorphic functions involving complex outputs, use jax.vjp "
+                        "directly.")
+    if not dtypes.is_float(dt):
+        raise TypeError("grad requires real-valued outputs (output dtype that is a sub-dtype "
+                        f"of np.floating), but got {dt.name}. For differentiation of "
+                        "functions with integer outputs, use jax.vjp directly.")
+
+
+def _check_scalar(x) -> None:
+    try:
+        aval = core.get_aval(x)
+    except TypeError as e:
+        raise TypeError(f"Gradient only defined for scalar-output functions. Output was {x}."
+                        ) from e
+    if aval.shape != ():
+        raise TypeError(f"Gradient only defined for scalar-output functions. Output had "
+                        f"shape: {aval.shape}.")
+
+
+@_recorded("value_and_grad")
+def value_and_grad(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
+                   holomorphic: bool = False, allow_int: bool = False, reduce_axes=()):
+    """A function returning (fun(*args), gradient of fun w.r.t. args[argnums])."""
+    check_callable(fun)
+    argnums_t = ensure_index_tuple(argnums)
+
+    @functools.wraps(fun)
+    def value_and_grad_f(*args, **kwargs):
+        dyn = check_argnums("grad", argnums_t, len(args))
+        f_partial, dyn_args = argnums_partial(lambda *a: fun(*a, **kwargs), dyn, args)
+        for leaf in tree_flatten(dyn_args)[0]:
+            _check_input_dtype_grad(holomorphic, allow_int, leaf)
+        if has_aux:
+            ans, pullback, aux = vjp(f_partial, *dyn_args, has_aux=True)
+        else:
+            ans, pullback = vjp(f_partial, *dyn_args)
+        _check_scalar(ans)
+        _check_output_dtype_grad(holomorphic, ans)
+        ct = np.ones((), core.get_aval(ans).dtype)
+        g = pullback(ct)
+        g = g[0] if isinstance(argnums, int) else g
+        return ((ans, aux), g) if has_aux else (ans, g)
+
+    return value_and_grad_f
+
+
+@_recorded("grad")
+def grad(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
+         holomorphic: bool = False, allow_int: bool = False, reduce_axes=()):
+    """The gradient of scalar-valued fun w.r.t. args[argnums]."""
+    vg = value_and_grad.__wrapped__(fun, argnums, has_aux, holomorphic, allow_int)
+
+    @functools.wraps(fun)
+    def grad_f(*args, **kwargs):
+        if has_aux:
+            (_, aux), g = vg(*args, **kwargs)
+            return g, aux
+        return vg(*args, **kwargs)[1]
+
+    return grad_f
+
+
+# ----------------------------------------------------------------------------------------
+# Jacobians and Hessians
+# ----------------------------------------------------------------------------------------
+
+
+def _std_basis(flat_leaves):
+    """An identity matrix split per leaf: leaf i -> array of shape (N, *leaf.shape)."""
+    avals = [core.get_aval(x) for x in flat_leaves]
+    sizes = [a.size for a in avals]
+    n = sum(sizes)
+    dtype = dtypes.result_type(*[a.dtype for a in avals]) if avals else np.float32
+    eye = np.eye(n, dtype=dtype)
+    out, start = [], 0
+    for a, s in zip(avals, sizes):
+        out.append(eye[:, start:start + s].reshape((n, *a.shape)).astype(a.dtype))
+        start += s
+    return out
+
+
+def _unravel(leaves_like, axis: int, arr):
+    """Splits arr's `axis` into pieces shaped like each of leaves_like."""
+    shapes_ = [np.shape(x) for x in leaves_like]
+    sizes = [int(np.prod(s, dtype=np.int64)) for s in shapes_]
+    nd = np.ndim(arr)
+    axis = axis % nd
+    parts, start = [], 0
+    for s, sz in zip(shapes_, sizes):
+        part = shapes.slice_in_dim(arr, start, start + sz, axis=axis)
+        start += sz
+        arr_shape = np.shape(part)
+        new_shape = arr_shape[:axis] + tuple(s) + arr_shape[axis + 1:]
+        parts.append(shapes.reshape(part, new_shape))
+    return parts
+
+
+def _check_inexact_input(holomorphic, x, name):
+    dt = core.get_aval(x).dtype
+    if holomorphic:
+        if not dtypes.is_complex(dt):
+            raise TypeError(f"{name} with holomorphic=True requires inputs with complex "
+                            f"dtype, but got {dt.name}.")
+    elif not dtypes.is_inexact(dt):
+        raise TypeError(f"{name} requires real- or complex-valued inputs (input dtype that is "
+                        f"a sub-dtype of np.inexact), but got {dt.name}. If you want to use "
+                        "Boolean- or integer-valued inputs, use vjp or set allow_int to True.")
+
+
+@_recorded("jacfwd")
+def jacfwd(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
+           holomorphic: bool = False):
+    """Jacobian by forward mode: vmap of jvp over the standard basis of the inputs."""
+    check_callable(fun)
+    argnums_t = ensure_index_tuple(argnums)
+
+    def jacfun(*args, **kwargs):
+        dyn = check_argnums("jacfwd", argnums_t, len(args))
+        f_partial, dyn_args = argnums_partial(lambda *a: fun(*a, **kwargs), dyn, args)
+        flat_in, in_tree = tree_flatten(dyn_args)
+        for x in flat_in:
+            _check_inexact_input(holomorphic, x, "jacfwd")
+        basis = _std_basis(flat_in)
+
+        def pushfwd(*flat_t):
+            tangents = tree_unflatten(in_tree, list(flat_t))
+            if has_aux:
+                y, t, aux = jvp(f_partial, dyn_args, tangents, has_aux=True)
+                return y, t, aux
+            y, t = jvp(f_partial, dyn_args, tangents)
+            return y, t
+        outs = vmap(pushfwd, in_axes=0, out_axes=(None, -1, None) if has_aux else (None, -1))(
+            *basis)
+        y, jac = outs[0], outs[1]
+        jac_tree = tree_map(lambda j: tree_unflatten(in_tree, _unravel(flat_in, -1, j)), jac)
+        if isinstance(argnums, int):
+            jac_tree = _first_arg(jac_tree, tree_structure(y))
+        return (jac_tree, outs[2]) if has_aux else jac_tree
+
+    return jacfun
+
+
+def _first_arg(jac_tree, out_struct):
+    leaves = out_struct.flatten_up_to(jac_tree)
+    return tree_unflatten(out_struct, [t[0] for t in leaves])
+
+
+@_recorded("jacrev")
+def jacrev(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
+           holomorphic: bool = False, allow_int: bool = False):
+    """Jacobian by reverse mode: vmap of vjp over the standard basis of the outputs."""
+    check_callable(fun)
+    argnums_t = ensure_index_tuple(argnums)
+
+    def jacfun(*args, **kwargs):
+        dyn = check_argnums("jacrev", argnums_t, len(args))
+        f_partial, dyn_args = argnums_partial(lambda *a: fun(*a, **kwargs), dyn, args)
+        for x in tree_flatten(dyn_args)[0]:
+            if not allow_int:
+                _check_inexact_input(holomorphic, x, "jacrev")
+        if has_aux:
+            y, pullback, aux = vjp(f_partial, *dyn_args, has_aux=True)
+        else:
+            y, pullback = vjp(f_partial, *dyn_args)
+        flat_y, y_tree = tree_flatten(y)
+        basis = _std_basis(flat_y)
+        jac = vmap(lambda *b: pullback(tree_unflatten(y_tree, list(b))))(*basis)
+        # jac: tuple over dyn args of arrays (M, *in.shape); split M per output leaf.
+        flat_jac, jac_in_tree = tree_flatten(jac)
+        per_in = [_unravel(flat_y, 0, j) for j in flat_jac]
+        per_out = [tree_unflatten(jac_in_tree, [p[i] for p in per_in])
+                   for i in range(len(flat_y))]
+        result = tree_unflatten(y_tree, per_out)
+        if isinstance(argnums, int):
+            result = tree_unflatten(y_tree, [r[0] for r in per_out])
+        return (result, aux) if has_aux else result
+
+    return jacfun
+
+
+jacobian = jacrev
+
+
+@_recorded("hessian")
+def hessian(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
+            holomorphic: bool = False):
+    """The Hessian: jacfwd(jacrev(fun))."""
+    return jacfwd.__wrapped__(jacrev.__wrapped__(fun, argnums, has_aux=has_aux,
+                                                 holomorphic=holomorphic),
+                              argnums, has_aux=has_aux, holomorphic=holomorphic)
+
+
+del tree_transpose
+
+
+# ----------------------------------------------------------------------------------------
+# vmap
+# ----------------------------------------------------------------------------------------
+
+
+def _mapped_axis_size(fun, flat_args, flat_axes, arg_paths, axis_size):
+    sizes = {}
+    for x, ax, path in zip(flat_args, flat_axes, arg_paths):
+        if ax is None:
+            continue
+        shape = np.shape(x)
+        sizes.setdefault(shape[ax], []).append((ax, path, core.get_aval(x)))
+    if axis_size is not None:
+        if sizes and (len(sizes) > 1 or axis_size not in sizes):
+            raise ValueError(f"vmap got inconsistent sizes for array axes to be mapped:"
+                             f"\n  axis_size={axis_size} but {_sizes_msg(sizes)}")
+        return axis_size
+    if not sizes:
+        raise ValueError("vmap must have at least one non-None value in in_axes")
+    if len(sizes) > 1:
+        raise ValueError(f"vmap got inconsistent sizes for array axes to be mapped:\n"
+                         f"{_sizes_msg(sizes)}")
+    return next(iter(sizes))
+
+
+def _sizes_msg(sizes) -> str:
+    lines = []
+    items = list(sizes.items())
+    for i, (size, occ) in enumerate(items):
+        ax, path, aval = occ[0]
+        name = (f"one axis had size {size}: axis {ax} of {path} of type "
+                f"{aval.dtype.name}[{','.join(map(str, aval.shape))}]")
+        sep = ";" if i < len(items) - 1 else ""
+        lines.append(f"  * {name}{sep}")
+    return "\n".join(lines)
+
+
+def _flat_axes(in_axes, args, kwargs):
+    """Per flattened argument leaf: its mapped axis (or None)."""
+    if isinstance(in_axes, list):
+        in_axes = tuple(in_axes)
+    if isinstance(in_axes, (int, type(None))):
+        axes_tree = (tuple(in_axes for _ in args), {k: 0 for k in kwargs})
+    else:
+        if not isinstance(in_axes, tuple) or len(in_axes) != len(args):
+            raise ValueError(
+                "vmap in_axes must be an int, None, or a tuple of entries corresponding to "
+                "the positional arguments passed to the function, but got "
+                f"len(in_axes)={len(in_axes) if isinstance(in_axes, tuple) else 1}, "
+                f"len(args)={len(args)}")
+        axes_tree = (in_axes, {k: 0 for k in kwargs})
+    try:
+        return broadcast_prefix(axes_tree, (tuple(args), kwargs),
+                                is_leaf=lambda x: x is None)
+    except ValueError as e:
+        raise ValueError(f"vmap in_axes specification must be a tree prefix of the "
+                         f"corresponding value; \n  {e}") from None
+
+
+@_recorded("vmap")
+def vmap(fun: Callable, in_axes: Any = 0, out_axes: Any = 0, axis_name=None,
+         axis_size: int | None = None, spmd_axis_name=None):
+    """Vectorizes fun over the mapped axes of its arguments."""
+    check_callable(fun)
+    if isinstance(in_axes, list):
+        in_axes = tuple(in_axes)
+
+    @functools.wraps(fun)
+    def vmap_f(*args, **kwargs):
+        flat_args, in_tree = tree_flatten((args, kwargs))
+        flat_axes = _flat_axes(in_axes, args, kwargs)
+        flat_axes = [_canon_in_axis(ax, x) for ax, x in zip(flat_axes, flat_args)]
+        paths = _arg_paths(fun, args, kwargs, in_tree)
+        size = _mapped_axis_size(fun, flat_args, flat_axes, paths, axis_size)
+        flat_fun, store = flatten_fun(fun, in_tree)
+        data = batching.AxisData(axis_name, size, spmd_axis_name)
+        outs, out_dims = batching.batch_flat(flat_fun, data, flat_args, flat_axes)
+        out_tree = store["out_tree"]
+        flat_out_axes = _flat_out_axes(out_axes, out_tree, outs)
+        final = []
+        for o, d, spec in zip(outs, out_dims, flat_out_axes):
+            if spec is not None:
+                spec = spec % (np.ndim(o) + (d is None))
+            if spec is None and d is not None:
+                raise ValueError(f"at vmap out_axes, got axis spec None but output was "
+                                 f"batched on axis {d}")
+            final.append(_to_array(batching.matchaxis(size, d, spec, o)))
+        return tree_unflatten(out_tree, final)
+
+    return vmap_f
+
+
+def _canon_in_axis(ax, x):
+    if ax is None:
+        return None
+    nd = np.ndim(x)
+    if not -nd <= ax < nd:
+        raise ValueError(f"vmap was requested to map its argument along axis {ax}, which "
+                         f"implies that its rank should be at least {(ax if ax >= 0 else -ax - 1) + 1}, "
+                         f"but is only {nd} (its shape is {np.shape(x)})")
+    return ax % nd
+
+
+def _arg_paths(fun, args, kwargs, in_tree):
+    names = debug_arg_names(fun, args)
+    paths = []
+    for i, a in enumerate(args):
+        n = len(tree_flatten(a)[0])
+        base = f"argument {names[i]}" if not names[i].startswith("args[") else names[i]
+        paths.extend([base] * n)
+    for k, v in kwargs.items():
+        paths.extend([f"argument {k}"] * len(tree_flatten(v)[0]))
+    return paths
+
+
+def _flat_out_axes(out_axes, out_tree, outs):
+    if isinstance(out_axes, list):
+        out_axes = tuple(out_axes)
+    try:
+        return broadcast_prefix(out_axes, tree_unflatten(out_tree, outs),
+                                is_leaf=lambda x: x is None)
+    except ValueError as e:
+        raise ValueError(f"vmap out_axes specification must be a tree prefix of the "
+                         f"corresponding value; \n  {e}") from None
+
+
+# ----------------------------------------------------------------------------------------
+# make_jaxpr / eval_shape
+# ----------------------------------------------------------------------------------------
+
+
+def _split_static(args, static_argnums):
+    nargs = len(args)
+    static = {(i + nargs if i < 0 else i) for i in static_argnums}
+    dyn = [a for i, a in enumerate(args) if i not in static]
+    return static, dyn
+
+
+def trace_to_jaxpr(fun: Callable, args, kwargs, static_argnums=(), desc="make_jaxpr"):
+    """(ClosedJaxpr, in_tree, out_tree) for fun traced at the avals of args."""
+    static, dyn = _split_static(args, static_argnums)
+
+    def f(*dyn_args, **kw):
+        it = iter(dyn_args)
+        full = [args[i] if i in static else next(it) for i in range(len(args))]
+        return fun(*full, **kw)
+
+    flat_args, in_tree = tree_flatten((tuple(dyn), kwargs))
+    in_avals = [shaped_abstractify(x) for x in flat_args]
+    flat_fun, store = flatten_fun(f, in_tree)
+    jaxpr, out_avals, consts = pe.trace_to_jaxpr_dynamic(flat_fun, in_avals, desc)
+    return core.ClosedJaxpr(jaxpr, consts), in_tree, store["out_tree"]
+
+
+@_recorded("make_jaxpr")
+def make_jaxpr(fun: Callable, static_argnums: int | Sequence[int] = (), axis_env=None,
+               return_shape: bool = False, abstracted_axes=None):
+    """A function returning the ClosedJaxpr of fun at the given arguments' types."""
+    check_callable(fun)
+    static_argnums = ensure_index_tuple(static_argnums)
+
+    @functools.wraps(fun)
+    def make_jaxpr_f(*args, **kwargs):
+        closed, _, out_tree = trace_to_jaxpr(fun, args, kwargs, static_argnums)
+        if return_shape:
+            shapes_ = [ShapeDtypeStruct(a.shape, a.dtype, weak_type=a.weak_type)
+                       for a in closed.out_avals]
+            return closed, tree_unflatten(out_tree, shapes_)
+        return closed
+
+    make_jaxpr_f.__name__ = f"make_jaxpr({fun_name(fun)})"
+    return make_jaxpr_f
+
+
+def eval_shape(fun: Callable, *args, **kwargs):
+    """The ShapeDtypeStructs fun(*args, **kwargs) would return, computed by tracing."""
+    check_callable(fun)
+    closed, _, out_tree = trace_to_jaxpr(fun, args, kwargs, (), "eval_shape")
+    shapes_ = [ShapeDtypeStruct(a.shape, a.dtype, weak_type=a.weak_type)
+               for a in closed.out_avals]
+    return tree_unflatten(out_tree, shapes_)
+
+
+def device_put(x, device=None, *, src=None, donate=False, may_alias=None):
+    """Moves each leaf of x to the device (as an Array)."""
+    def put(v):
+        if isinstance(v, core.Tracer):
+            return v
+        a = v if isinstance(v, Array) else Array(*_host_value(v))
+        a._device_buffer(device)
+        return a
+    return tree_map(put, x)
+
+
+def _host_value(v):
+    aval = core.get_aval(v)
+    return np.asarray(v, aval.dtype), aval
+
+
+def block_until_ready(x):
+    """Waits for every Array leaf of x; returns x."""
+    for leaf in tree_flatten(x)[0]:
+        if hasattr(leaf, "block_until_ready"):
+            leaf.block_until_ready()
+    return x
+
+
+def device_get(x):
+    return tree_map(lambda v: np.asarray(v) if isinstance(v, Array) else v, x)
+
+
+del lax

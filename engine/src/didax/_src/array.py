@@ -1,0 +1,196 @@
+"""`didax.Array`: the concrete array type. An Array holds its value on the host (a NumPy
+array, as eager evaluation produces) and/or on an XLA device (a jaxlib buffer, as jitted
+code produces), transferring lazily in either direction only when needed, plus its aval
+(shape, dtype, weak_type). Operators and methods are installed by didax.numpy.
+
+May import core, dtypes, config, xla_backend.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from didax._src import core, dtypes, xla_backend
+from didax._src.core import ShapedArray
+
+
+class Array:
+    """A concrete, immutable array (JAX's `jax.Array`)."""
+
+    __slots__ = ("_npy", "_buf", "aval", "_device", "__weakref__")
+    __array_priority__ = 100
+
+    def __init__(self, value, aval: ShapedArray | None = None, buf=None, device=None):
+        self._npy = value
+        self._buf = buf
+        self._device = device
+        if aval is None:
+            aval = ShapedArray(np.shape(value), dtypes.canonicalize_dtype(value.dtype))
+        self.aval = aval
+
+    @classmethod
+    def from_buffer(cls, buf, aval: ShapedArray, device=None) -> Array:
+        return cls(None, aval, buf, device)
+
+    # --- value access
+    @property
+    def _value(self) -> np.ndarray:
+        v = self._npy
+        if v is None:
+            v = self._npy = xla_backend.to_host(self._buf, self.aval.dtype)
+        return v
+
+    def _device_buffer(self, device=None):
+        b = self._buf
+        dev = device or self._device
+        if b is None or (device is not None and self._device not in (None, device)):
+            b = xla_backend.device_put(self._npy, dev)
+            if device is None or self._device in (None, device):
+                self._buf = b
+                self._device = dev
+        return b
+
+    shape = property(lambda self: self.aval.shape)
+    dtype = property(lambda self: self.aval.dtype)
+    ndim = property(lambda self: len(self.aval.shape))
+    size = property(lambda self: core._prod(self.aval.shape))
+    weak_type = property(lambda self: self.aval.weak_type)
+    itemsize = property(lambda self: self.aval.dtype.itemsize)
+    nbytes = property(lambda self: self.aval.dtype.itemsize * core._prod(self.aval.shape))
+
+    def __array__(self, dtype=None, copy=None):
+        v = self._value
+        if dtype is not None and np.dtype(dtype) != v.dtype:
+            return v.astype(dtype)
+        if copy:
+            return v.copy()
+        if v.flags.writeable:  # Arrays are immutable: hand out a read-only view
+            v = v.view()
+            v.flags.writeable = False
+        return v
+
+    def __len__(self):
+        if not self.aval.shape:
+            raise TypeError("len() of unsized object")
+        return self.aval.shape[0]
+
+    def __iter__(self):
+        if not self.aval.shape:
+            raise TypeError("iteration over a 0-d array")
+        return (self[i] for i in range(self.aval.shape[0]))
+
+    def __bool__(self):
+        return bool(self._value)
+
+    def __int__(self):
+        return int(self._value)
+
+    def __float__(self):
+        return float(self._value)
+
+    def __complex__(self):
+        return complex(self._value)
+
+    def __index__(self):
+        if not dtypes.is_int(self.aval.dtype) and self.aval.dtype != np.bool_:
+            raise TypeError(f"only integer scalar arrays can be converted to a scalar index")
+        return int(self._value)
+
+    def __hash__(self):
+        raise TypeError(f"unhashable type: '{type(self).__name__}'")
+
+    def __format__(self, spec):
+        if self.aval.shape == ():
+            return format(self._value[()], spec)
+        return format(self._value, spec)
+
+    def item(self, *args):
+        return self._value.item(*args)
+
+    def tolist(self):
+        return self._value.tolist()
+
+    def __reduce__(self):
+        return (_reconstruct, (np.array(self._value), self.aval.weak_type))
+
+    def __copy__(self):
+        return self
+
+    def __deepcopy__(self, memo):
+        return self
+
+    # --- device API
+    def block_until_ready(self) -> Array:
+        if self._buf is not None:
+            self._buf.block_until_ready()
+        return self
+
+    def is_ready(self) -> bool:
+        return True
+
+    def copy_to_host_async(self) -> None:
+        pass
+
+    def devices(self) -> set:
+        return {self.device}
+
+    @property
+    def device(self):
+        return self._device or xla_backend.default_device()
+
+    def is_fully_addressable(self) -> bool:
+        return True
+
+    is_fully_replicated = property(lambda self: True)
+    committed = property(lambda self: self._buf is not None)
+
+    def delete(self) -> None:
+        self._npy = None
+        if self._buf is not None:
+            self._buf.delete()
+
+    def is_deleted(self) -> bool:
+        return self._npy is None and (self._buf is None or self._buf.is_deleted())
+
+    def unsafe_buffer_pointer(self) -> int:
+        return self._device_buffer().unsafe_buffer_pointer()
+
+    def __repr__(self):
+        return array_repr(self._value, self.aval)
+
+    def __str__(self):
+        return str(self._value)
+
+
+def _reconstruct(value, weak_type):
+    return Array(value, ShapedArray(value.shape, value.dtype, weak_type))
+
+
+def array_repr(value: np.ndarray, aval: ShapedArray) -> str:
+    prefix = "Array("
+    dtype_str = f"dtype={aval.dtype.name}"
+    if aval.weak_type:
+        dtype_str += ", weak_type=True"
+    if value.size == 0 and value.shape != (0,):
+        return f"{prefix}[], shape={value.shape}, {dtype_str})"
+    body = np.array2string(value, prefix=prefix, suffix=",", separator=", ")
+    line_len = len(prefix) + len(body.split("\n")[-1]) + 2 + len(dtype_str) + 1
+    sep = " " if line_len <= 75 else "\n" + " " * len(prefix)
+    return f"{prefix}{body},{sep}{dtype_str})"
+
+
+def to_numpy(x, aval=None) -> np.ndarray:
+    """The host NumPy value of an array-like, in its canonical dtype."""
+    t = type(x)
+    if t is Array:
+        return x._value
+    if t is np.ndarray:
+        dt = dtypes.canonicalize_dtype(x.dtype)
+        return x if x.dtype == dt else x.astype(dt)
+    if aval is None:
+        aval = core.get_aval(x)
+    return np.asarray(x, aval.dtype)
+
+
+core.register_array_type(Array)
+

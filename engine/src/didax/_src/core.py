@@ -1,0 +1,1072 @@
+"""The core of didax: abstract values, primitives and `bind`, traces and tracers with a
+current-trace context (omnistaging, after JAX's "stackless" core), the eval trace, and the
+jaxpr IR (Var, Literal, JaxprEqn, Jaxpr, ClosedJaxpr) with its type checker, evaluator and
+pretty printer.
+
+Every interpreter lives above this module (interpreters/*); each owns its rule tables.
+May import: util, source_info, errors, pretty_printer, config, dtypes, tree_util.
+"""
+
+from __future__ import annotations
+
+import itertools as it
+import operator
+import re
+from collections import Counter, defaultdict, deque
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any, NamedTuple
+
+import numpy as np
+
+from didax._src import dtypes, source_info
+from didax._src import pretty_printer as pp
+from didax._src.config import config
+from didax._src.errors import (
+    ConcretizationTypeError,
+    JaxprTypeError,
+    TracerArrayConversionError,
+    TracerBoolConversionError,
+    TracerIntegerConversionError,
+    UnexpectedTracerError,
+)
+from didax._src.source_info import SourceInfo
+
+# ----------------------------------------------------------------------------------------
+# Abstract values
+# ----------------------------------------------------------------------------------------
+
+
+class AbstractValue:
+    __slots__ = ()
+
+    def str_short(self) -> str:
+        return str(self)
+
+
+class ShapedArray(AbstractValue):
+    """The type of an array: shape, dtype and whether the dtype is weak (from a Python
+    scalar, so it yields to the other operand in promotion)."""
+
+    __slots__ = ("shape", "dtype", "weak_type", "_hash")
+    array_abstraction_level = 1
+
+    def __init__(self, shape, dtype, weak_type: bool = False):
+        self.shape = tuple(shape)
+        self.dtype = np.dtype(dtype)
+        self.weak_type = weak_type
+        self._hash = None
+
+    ndim = property(lambda self: len(self.shape))
+    size = property(lambda self: _prod(self.shape))
+
+    def update(self, shape=None, dtype=None, weak_type=None) -> ShapedArray:
+        return ShapedArray(
+            self.shape if shape is None else shape,
+            self.dtype if dtype is None else dtype,
+            self.weak_type if weak_type is None else weak_type,
+        )
+
+    def strip_weak_type(self) -> ShapedArray:
+        return ShapedArray(self.shape, self.dtype) if self.weak_type else self
+
+    def to_tangent_aval(self) -> ShapedArray:
+        if dtypes.is_inexact(self.dtype):
+            return ShapedArray(self.shape, self.dtype, self.weak_type)
+        return ShapedArray(self.shape, dtypes.float0, self.weak_type)
+
+    def __eq__(self, other):
+        return (
+            type(other) is ShapedArray
+            and self.shape == other.shape
+            and self.dtype == other.dtype
+            and self.weak_type == other.weak_type
+        )
+
+    def __hash__(self):
+        h = self._hash
+        if h is None:
+            h = self._hash = hash((self.shape, self.dtype, self.weak_type))
+        return h
+
+    def str_short(self) -> str:
+        return f"{dtypes.short_dtype_name(self.dtype)}[{','.join(map(str, self.shape))}]"
+
+    def __repr__(self):
+        w = ", weak_type=True" if self.weak_type else ""
+        return f"ShapedArray({self.dtype.name}[{','.join(map(str, self.shape))}]{w})"
+
+    __str__ = str_short
+
+
+def _prod(xs) -> int:
+    out = 1
+    for x in xs:
+        out *= x
+    return out
+
+
+class AbstractToken(AbstractValue):
+    """The type of an effect token threaded through ordered side effects."""
+
+    __slots__ = ()
+    shape = ()
+    dtype = np.dtype(np.bool_)
+    weak_type = False
+
+    def str_short(self) -> str:
+        return "Tok"
+
+    def to_tangent_aval(self):
+        return self
+
+    def __eq__(self, other):
+        return isinstance(other, AbstractToken)
+
+    def __hash__(self):
+        return hash("AbstractToken")
+
+    __str__ = __repr__ = str_short
+
+
+abstract_token = AbstractToken()
+
+
+class Token:
+    """A runtime effect token."""
+
+    __slots__ = ("buf",)
+
+    def __init__(self, buf=None):
+        self.buf = buf
+
+    aval = abstract_token
+
+
+token = Token()
+
+# Value -> aval. Types with an `.aval` attribute (Array, Tracer) need no entry.
+pytype_aval_mappings: dict[type, Callable[[Any], AbstractValue]] = {}
+
+
+_scalar_aval_cache: dict = {}
+
+
+def _python_scalar_aval(x) -> ShapedArray:
+    t = type(x)
+    x64 = config.x64_enabled
+    aval = _scalar_aval_cache.get((t, x64))
+    if aval is None:
+        if t is bool:
+            aval = ShapedArray((), np.bool_)
+        elif t is int:
+            aval = ShapedArray((), np.int64 if x64 else np.int32, True)
+        elif t is float:
+            aval = ShapedArray((), np.float64 if x64 else np.float32, True)
+        else:
+            aval = ShapedArray((), np.complex128 if x64 else np.complex64, True)
+        _scalar_aval_cache[(t, x64)] = aval
+    if t is int:
+        info = np.iinfo(aval.dtype)
+        if not info.min <= x <= info.max:
+            raise OverflowError(f"Python int {x} too large to convert to {aval.dtype.name}")
+    return aval
+
+
+def _ndarray_aval(x) -> ShapedArray:
+    return ShapedArray(x.shape, dtypes.canonicalize_dtype(x.dtype))
+
+
+for _t in (bool, int, float, complex):
+    pytype_aval_mappings[_t] = _python_scalar_aval
+pytype_aval_mappings[np.ndarray] = _ndarray_aval
+for _t in set(np.sctypeDict.values()):
+    if isinstance(_t, type) and issubclass(_t, np.generic):
+        pytype_aval_mappings[_t] = _ndarray_aval
+pytype_aval_mappings[Token] = lambda x: abstract_token
+
+
+class TypedScalar:
+    """A Python scalar with an explicit dtype and weak flag (JAX's typed scalars): kept as
+    the Python value so staged literals print as written (`0.1:f32[]`)."""
+
+    __slots__ = ("val", "aval")
+
+    def __init__(self, val, dtype, weak_type: bool = False):
+        self.val = val
+        self.aval = ShapedArray((), dtype, weak_type)
+
+    def __array__(self, dtype=None, copy=None):
+        return np.asarray(self.val, dtype or self.aval.dtype)
+
+    shape = ()
+    ndim = 0
+    dtype = property(lambda self: self.aval.dtype)
+    weak_type = property(lambda self: self.aval.weak_type)
+
+    def __repr__(self):
+        return f"TypedScalar({self.val!r}, {self.aval.str_short()})"
+
+
+def typed_scalar(x, dtype, weak_type: bool = False) -> TypedScalar:
+    """Python scalar x as dtype, keeping a Python value of the dtype's kind."""
+    dtype = np.dtype(dtype)
+    kind = dtype.kind
+    if kind == "f" or dtype.name == "bfloat16" or kind == "V":
+        v = float(x)
+    elif kind == "c":
+        v = complex(x)
+    elif kind == "b":
+        v = bool(x)
+    else:
+        v = int(x)
+    return TypedScalar(v, dtype, weak_type)
+
+
+def get_aval(x) -> AbstractValue:
+    """The abstract value of any array-like (Arrays and tracers carry theirs)."""
+    try:
+        return x.aval
+    except AttributeError:
+        pass
+    try:
+        return pytype_aval_mappings[type(x)](x)
+    except KeyError:
+        for t in type(x).__mro__:
+            handler = pytype_aval_mappings.get(t)
+            if handler is not None:
+                return handler(x)
+        raise TypeError(f"Value {x!r} of type {type(x)} is not a valid JAX type") from None
+
+
+def valid_jaxtype(x) -> bool:
+    try:
+        get_aval(x)
+    except TypeError:
+        return False
+    return True
+
+
+def typeof(x) -> AbstractValue:
+    return get_aval(x)
+
+
+# ----------------------------------------------------------------------------------------
+# Primitives and bind
+# ----------------------------------------------------------------------------------------
+
+
+class Primitive:
+    """An operation the interpreters know: `bind` hands it to the current trace.
+
+    Arrays are positional arguments; metadata (static) are keyword parameters.
+    """
+
+    __slots__ = ("name", "multiple_results", "impl", "abstract_eval", "is_higher_order")
+
+    def __init__(self, name: str, multiple_results: bool = False):
+        self.name = name
+        self.multiple_results = multiple_results
+        self.impl: Callable | None = None
+        self.abstract_eval: Callable | None = None
+        self.is_higher_order = False
+
+    def __repr__(self):
+        return self.name
+
+    def bind(self, *args, **params):
+        return trace_ctx.trace.process_primitive(self, args, params)
+
+    def bind_with_trace(self, trace: Trace, args, params):
+        return trace.process_primitive(self, args, params)
+
+    def def_impl(self, impl: Callable) -> Callable:
+        self.impl = impl
+        return impl
+
+    def def_abstract_eval(self, rule: Callable) -> Callable:
+        self.abstract_eval = rule
+        return rule
+
+
+# ----------------------------------------------------------------------------------------
+# Traces and tracers
+# ----------------------------------------------------------------------------------------
+
+
+class Trace:
+    """An interpreter. `process_primitive` receives arguments that are either this trace's
+    tracers or values foreign to it (constants, or tracers of enclosing traces)."""
+
+    __slots__ = ("parent_trace", "__weakref__")
+
+    def process_primitive(self, primitive: Primitive, args, params):
+        raise NotImplementedError
+
+    def process_custom_jvp_call(self, primitive, fun, jvp, args, *, symbolic_zeros):
+        raise NotImplementedError(f"{type(self).__name__} has no custom_jvp rule")
+
+    def process_custom_vjp_call(self, primitive, fun, fwd, bwd, args, *, out_trees,
+                                symbolic_zeros):
+        raise NotImplementedError(f"{type(self).__name__} has no custom_vjp rule")
+
+    def __repr__(self):
+        return f"{type(self).__name__}"
+
+
+class TraceCtx:
+    __slots__ = ("trace",)
+
+
+trace_ctx = TraceCtx()
+
+
+class set_current_trace:
+    """Context manager making `trace` the current one (restored on exit)."""
+
+    __slots__ = ("trace", "prev")
+
+    def __init__(self, trace: Trace):
+        self.trace = trace
+
+    def __enter__(self):
+        self.prev = trace_ctx.trace
+        trace_ctx.trace = self.trace
+        return self.trace
+
+    def __exit__(self, *exc):
+        trace_ctx.trace = self.prev
+        return False
+
+
+def current_trace() -> Trace:
+    return trace_ctx.trace
+
+
+class EvalTrace(Trace):
+    """Evaluates primitives on concrete values (their `impl`)."""
+
+    __slots__ = ()
+
+    def __init__(self):
+        self.parent_trace = None
+
+    def process_primitive(self, primitive, args, params):
+        for a in args:
+            if isinstance(a, Tracer):
+                raise escaped_tracer_error(a)
+        return primitive.impl(*args, **params)
+
+    def process_custom_jvp_call(self, primitive, fun, jvp, args, *, symbolic_zeros):
+        del primitive, jvp, symbolic_zeros
+        with set_current_trace(self):
+            return fun.call_wrapped(*args)
+
+    def process_custom_vjp_call(self, primitive, fun, fwd, bwd, args, *, out_trees,
+                                symbolic_zeros):
+        del primitive, fwd, bwd, out_trees, symbolic_zeros
+        with set_current_trace(self):
+            return fun.call_wrapped(*args)
+
+
+eval_trace = EvalTrace()
+trace_ctx.trace = eval_trace
+
+
+def escaped_tracer_error(tracer: Tracer, detail: str | None = None) -> UnexpectedTracerError:
+    msg = (
+        "Encountered an unexpected tracer. A function transformed by JAX had a side effect, "
+        "allowing for a reference to an intermediate value with type "
+        f"{tracer.aval.str_short()} wrapped in a {type(tracer).__name__} to escape the scope "
+        "of the transformation.\nJAX transformations require that functions explicitly "
+        "return their outputs, and disallow saving intermediate values to global state."
+    )
+    origin = getattr(tracer, "_origin", None)
+    if origin is not None:
+        msg += f"\nThe tracer was created at {source_info.summarize(origin)}."
+    if detail:
+        msg += "\n" + detail
+    return UnexpectedTracerError(msg)
+
+
+class Tracer:
+    """A value being traced by some trace. Array operators are installed on this class by
+    didax.numpy (as JAX does), so user code sees an array-like object."""
+
+    __slots__ = ("_trace", "__weakref__")
+    __array_priority__ = 1000
+    __hash__ = None  # type: ignore[assignment]
+
+    @property
+    def aval(self) -> AbstractValue:
+        raise NotImplementedError
+
+    def to_concrete_value(self):
+        """A concrete value behind this tracer, or None when it is abstract."""
+        return None
+
+    # --- properties forwarded to the aval
+    shape = property(lambda self: self.aval.shape)
+    dtype = property(lambda self: self.aval.dtype)
+    ndim = property(lambda self: len(self.aval.shape))
+    size = property(lambda self: _prod(self.aval.shape))
+    weak_type = property(lambda self: self.aval.weak_type)
+
+    def __len__(self):
+        shape = self.aval.shape
+        if not shape:
+            raise TypeError("len() of unsized object")
+        return shape[0]
+
+    def __iter__(self):
+        shape = self.aval.shape
+        if not shape:
+            raise TypeError("iteration over a 0-d array")
+        return (self[i] for i in range(shape[0]))
+
+    # --- conversions that need a concrete value
+    def __bool__(self):
+        return bool(_concrete_or_error(self, "bool", TracerBoolConversionError))
+
+    def __int__(self):
+        return int(_concrete_or_error(self, "int", TracerIntegerConversionError))
+
+    def __index__(self):
+        return operator.index(_concrete_or_error(self, "index", TracerIntegerConversionError))
+
+    def __float__(self):
+        return float(_concrete_or_error(self, "float", ConcretizationTypeError))
+
+    def __complex__(self):
+        return complex(_concrete_or_error(self, "complex", ConcretizationTypeError))
+
+    def __array__(self, dtype=None, copy=None):
+        val = self.to_concrete_value()
+        if val is None:
+            raise TracerArrayConversionError(
+                f"The numpy.ndarray conversion method __array__() was called on traced "
+                f"array with shape {self.aval.str_short()}.\n{_where_msg(self)}"
+            )
+        return np.asarray(val, dtype=dtype)
+
+    def item(self):
+        return _concrete_or_error(self, "item", ConcretizationTypeError).item()
+
+    def tolist(self):
+        return np.asarray(_concrete_or_error(self, "tolist", ConcretizationTypeError)).tolist()
+
+    def __repr__(self):
+        return f"Traced<{self.aval.str_short()}>with<{type(self._trace).__name__}>"
+
+    def __reduce__(self):
+        raise TypeError("Tracers cannot be pickled")
+
+    def __copy__(self):
+        return self
+
+    def __deepcopy__(self, memo):
+        return self
+
+
+def concrete_value_of(x):
+    """The concrete value of x (a value or a tracer), or None."""
+    if isinstance(x, Tracer):
+        return x.to_concrete_value()
+    return x
+
+
+_OP_WORDS = {
+    "bool": "Attempted boolean conversion of traced array with shape {}.",
+    "int": "The __int__() method was called on traced array with shape {}.",
+    "index": "The __index__() method was called on traced array with shape {}.",
+    "float": "The __float__() method was called on traced array with shape {}.",
+    "complex": "The __complex__() method was called on traced array with shape {}.",
+    "item": "The item() method was called on traced array with shape {}.",
+    "tolist": "The tolist() method was called on traced array with shape {}.",
+}
+
+
+def _where_msg(tracer: Tracer) -> str:
+    loc = source_info.current()
+    trace = tracer._trace
+    what = getattr(trace, "debug_desc", None) or type(trace).__name__
+    line = f" at {loc.file}:{loc.line} (in {loc.function})" if loc else ""
+    return (
+        f"The error occurred while tracing{line} for {what}. This concrete value was not "
+        "available in Python because it depends on the value of a traced argument."
+    )
+
+
+def _concrete_or_error(tracer: Tracer, op: str, err_cls):
+    val = tracer.to_concrete_value()
+    if val is not None:
+        return np.asarray(val) if not isinstance(val, np.ndarray) else val
+    head = _OP_WORDS[op].format(tracer.aval.str_short())
+    raise err_cls(f"{head}\n{_where_msg(tracer)}")
+
+
+def concretization_error(x: Tracer, context: str = "") -> ConcretizationTypeError:
+    msg = f"Abstract tracer value encountered where concrete value is expected: {x}\n"
+    if context:
+        msg += context + "\n"
+    return ConcretizationTypeError(msg + _where_msg(x))
+
+
+def concrete_or_error(force: Callable | None, val, context: str = ""):
+    """force(concrete value of val), raising ConcretizationTypeError when val is abstract."""
+    force = force or (lambda x: x)
+    if isinstance(val, Tracer):
+        c = val.to_concrete_value()
+        if c is None:
+            raise concretization_error(val, context)
+        return force(c)
+    return force(val)
+
+
+# ----------------------------------------------------------------------------------------
+# Jaxpr IR
+# ----------------------------------------------------------------------------------------
+
+
+class Var:
+    """A jaxpr variable; its printed name is chosen when printing."""
+
+    __slots__ = ("aval", "__weakref__")
+
+    def __init__(self, aval: AbstractValue):
+        self.aval = aval
+
+    def __repr__(self):
+        return f"Var(id={id(self)}):{self.aval.str_short()}"
+
+
+class DropVar(Var):
+    """An equation output nobody reads (printed `_`)."""
+
+    __slots__ = ()
+
+
+class Literal:
+    """A constant scalar inlined in an equation (printed `2.0:f32[]`)."""
+
+    __slots__ = ("val", "aval")
+
+    def __init__(self, val, aval: AbstractValue):
+        self.val, self.aval = val, aval
+
+    def pretty(self) -> str:
+        if np.shape(self.val):
+            s = "[...]"
+        else:
+            s = str(np.asarray(self.val).item())
+        return f"{s}:{self.aval.str_short()}"
+
+    def __repr__(self):
+        return f"Literal({self.val})"
+
+
+Atom = Var | Literal
+
+
+class JaxprEqn:
+    __slots__ = ("invars", "outvars", "primitive", "params", "effects", "source_info")
+
+    def __init__(self, invars, outvars, primitive, params, effects, source_info_):
+        self.invars: list[Atom] = invars
+        self.outvars: list[Var] = outvars
+        self.primitive: Primitive = primitive
+        self.params: dict[str, Any] = params
+        self.effects: frozenset = effects
+        self.source_info: SourceInfo | None = source_info_
+
+    def replace(self, **kw) -> JaxprEqn:
+        new = JaxprEqn(
+            self.invars, self.outvars, self.primitive, self.params, self.effects,
+            self.source_info,
+        )
+        for k, v in kw.items():
+            setattr(new, k, v)
+        return new
+
+    def __repr__(self):
+        return str(pp_eqn(self, PpContext(), PpSettings())).rstrip()
+
+
+def new_eqn(invars, outvars, primitive, params, effects=frozenset(), src=None) -> JaxprEqn:
+    return JaxprEqn(list(invars), list(outvars), primitive, params, effects, src)
+
+
+class Jaxpr:
+    """A typed, first-order program: constvars; invars. let eqns in outvars."""
+
+    __slots__ = ("constvars", "invars", "outvars", "eqns", "effects", "debug_info",
+                 "__weakref__")
+
+    def __init__(self, constvars, invars, outvars, eqns, effects=frozenset(), debug_info=None):
+        self.constvars: list[Var] = list(constvars)
+        self.invars: list[Var] = list(invars)
+        self.outvars: list[Atom] = list(outvars)
+        self.eqns: list[JaxprEqn] = list(eqns)
+        self.effects: frozenset = frozenset(effects)
+        self.debug_info = debug_info
+
+    in_avals = property(lambda self: [v.aval for v in self.invars])
+    out_avals = property(lambda self: [v.aval for v in self.outvars])
+
+    def replace(self, **kw) -> Jaxpr:
+        args = dict(constvars=self.constvars, invars=self.invars, outvars=self.outvars,
+                    eqns=self.eqns, effects=self.effects, debug_info=self.debug_info)
+        args.update(kw)
+        return Jaxpr(**args)
+
+    def __str__(self):
+        return pp_toplevel_jaxpr(self).format()
+
+    def pretty_print(self, width: int = 80, spans: list | None = None) -> str:
+        return pp_toplevel_jaxpr(self).format(width, spans)
+
+    __repr__ = __str__
+
+
+class ClosedJaxpr:
+    """A jaxpr together with the values of its constvars."""
+
+    __slots__ = ("jaxpr", "consts", "__weakref__")
+
+    def __init__(self, jaxpr: Jaxpr, consts: Sequence[Any]):
+        assert len(consts) == len(jaxpr.constvars), (len(consts), len(jaxpr.constvars))
+        self.jaxpr = jaxpr
+        self.consts = list(consts)
+
+    in_avals = property(lambda self: [v.aval for v in self.jaxpr.invars])
+    out_avals = property(lambda self: [v.aval for v in self.jaxpr.outvars])
+    eqns = property(lambda self: self.jaxpr.eqns)
+    effects = property(lambda self: self.jaxpr.effects)
+    literals = property(lambda self: self.consts)
+
+    def map_jaxpr(self, f: Callable[[Jaxpr], Jaxpr]) -> ClosedJaxpr:
+        return ClosedJaxpr(f(self.jaxpr), self.consts)
+
+    def replace(self, jaxpr=None, consts=None) -> ClosedJaxpr:
+        return ClosedJaxpr(self.jaxpr if jaxpr is None else jaxpr,
+                           self.consts if consts is None else consts)
+
+    def __str__(self):
+        return str(self.jaxpr)
+
+    def pretty_print(self, width: int = 80, spans: list | None = None) -> str:
+        return self.jaxpr.pretty_print(width, spans)
+
+    __repr__ = __str__
+
+
+def closed_jaxpr_from(jaxpr: Jaxpr) -> ClosedJaxpr:
+    return ClosedJaxpr(jaxpr, ())
+
+
+def jaxprs_in_params(params) -> Iterator[Jaxpr]:
+    for val in params.values():
+        vals = val if isinstance(val, tuple) else (val,)
+        for v in vals:
+            if isinstance(v, Jaxpr):
+                yield v
+            elif isinstance(v, ClosedJaxpr):
+                yield v.jaxpr
+
+
+def subjaxprs(jaxpr: Jaxpr) -> Iterator[Jaxpr]:
+    for eqn in jaxpr.eqns:
+        yield from jaxprs_in_params(eqn.params)
+
+
+# ----------------------------------------------------------------------------------------
+# Evaluating jaxprs
+# ----------------------------------------------------------------------------------------
+
+
+def eval_jaxpr(jaxpr: Jaxpr, consts: Sequence[Any], *args, propagate_source_info=True):
+    """Runs `jaxpr` by binding each equation under the current trace."""
+    env: dict[Var, Any] = {}
+    for v, x in zip(jaxpr.constvars, consts):
+        env[v] = x
+    if len(args) != len(jaxpr.invars):
+        raise TypeError(f"eval_jaxpr: expected {len(jaxpr.invars)} args, got {len(args)}")
+    for v, x in zip(jaxpr.invars, args):
+        env[v] = x
+    for eqn in jaxpr.eqns:
+        invals = [a.val if type(a) is Literal else env[a] for a in eqn.invars]
+        if propagate_source_info and eqn.source_info is not None:
+            with source_info_override(eqn.source_info):
+                ans = eqn.primitive.bind(*invals, **eqn.params)
+        else:
+            ans = eqn.primitive.bind(*invals, **eqn.params)
+        if eqn.primitive.multiple_results:
+            for v, x in zip(eqn.outvars, ans):
+                env[v] = x
+        else:
+            env[eqn.outvars[0]] = ans
+    return [a.val if type(a) is Literal else env[a] for a in jaxpr.outvars]
+
+
+def jaxpr_as_fun(closed: ClosedJaxpr) -> Callable:
+    def fun(*args):
+        return eval_jaxpr(closed.jaxpr, closed.consts, *args)
+
+    return fun
+
+
+class _SrcOverride:
+    __slots__ = ("info",)
+
+    def __init__(self):
+        self.info = None
+
+
+src_override = _SrcOverride()
+
+
+class source_info_override:
+    """While re-binding the equations of an existing jaxpr, new equations inherit the
+    original user location rather than a location inside didax."""
+
+    __slots__ = ("info", "prev")
+
+    def __init__(self, info: SourceInfo | None):
+        self.info = info
+
+    def __enter__(self):
+        self.prev = src_override.info
+        if self.prev is None:
+            src_override.info = self.info
+
+    def __exit__(self, *exc):
+        src_override.info = self.prev
+        return False
+
+
+def current_source_info() -> SourceInfo | None:
+    info = src_override.info
+    if info is not None:
+        return info
+    return source_info.current()
+
+
+# ----------------------------------------------------------------------------------------
+# Type checking
+# ----------------------------------------------------------------------------------------
+
+custom_typechecks: dict[Primitive, Callable] = {}
+
+
+def check_jaxpr(jaxpr: Jaxpr) -> None:
+    """Raises JaxprTypeError unless every variable is defined before use and every
+    equation's output types equal its primitive's abstract evaluation."""
+    env: set[Var] = set()
+
+    def read(a):
+        if type(a) is Literal:
+            if get_aval(a.val).strip_weak_type().shape != a.aval.shape:
+                raise JaxprTypeError(f"literal {a.pretty()} has a mismatched type")
+            return a.aval
+        if a not in env:
+            raise JaxprTypeError(f"Variable '{a!r}' not defined")
+        return a.aval
+
+    def write(v):
+        if v in env:
+            raise JaxprTypeError(f"Variable '{v!r}' already bound")
+        env.add(v)
+
+    for v in it.chain(jaxpr.constvars, jaxpr.invars):
+        write(v)
+    for i, eqn in enumerate(jaxpr.eqns):
+        in_avals = [read(a) for a in eqn.invars]
+        try:
+            out_avals = _eqn_out_avals(eqn, in_avals)
+        except JaxprTypeError:
+            raise
+        except Exception as e:
+            raise JaxprTypeError(f"in equation {i} ({eqn.primitive}): {e}") from e
+        if len(out_avals) != len(eqn.outvars):
+            raise JaxprTypeError(f"equation {i} ({eqn.primitive}): wrong number of outputs")
+        for v, a in zip(eqn.outvars, out_avals):
+            if not typematch(v.aval, a):
+                raise JaxprTypeError(
+                    f"equation {i} ({eqn.primitive}): output type {v.aval.str_short()} does "
+                    f"not match the primitive's result type {a.str_short()}"
+                )
+            if not isinstance(v, DropVar):
+                write(v)
+        for sub in jaxprs_in_params(eqn.params):
+            check_jaxpr(sub)
+    for a in jaxpr.outvars:
+        read(a)
+
+
+def _eqn_out_avals(eqn: JaxprEqn, in_avals):
+    rule = custom_typechecks.get(eqn.primitive)
+    if rule is not None:
+        return rule(*in_avals, **eqn.params)
+    out = eqn.primitive.abstract_eval(*in_avals, **eqn.params)
+    return list(out) if eqn.primitive.multiple_results else [out]
+
+
+def typematch(a: AbstractValue, b: AbstractValue) -> bool:
+    """Types equal up to weak typing."""
+    if isinstance(a, AbstractToken) or isinstance(b, AbstractToken):
+        return isinstance(a, AbstractToken) and isinstance(b, AbstractToken)
+    return a.shape == b.shape and a.dtype == b.dtype
+
+
+# ----------------------------------------------------------------------------------------
+# Pretty printing, as JAX 0.10 prints jaxprs
+# ----------------------------------------------------------------------------------------
+
+
+class PpSettings(NamedTuple):
+    print_shapes: bool = True
+    source_info: bool = False
+    eqn_spans: bool = False
+
+
+def _alpha_name(n: int) -> str:
+    s = ""
+    while not s or n:
+        n, i = divmod(n, 26)
+        s = chr(97 + i) + s
+    return s
+
+
+class PpContext:
+    """Variable names unique across nested jaxprs, plus the shared (hoisted) jaxprs."""
+
+    def __init__(self, var_names: dict | None = None):
+        self.shared_jaxprs: dict[Jaxpr, str] = {}
+        self.shared_jaxpr_names: set[str] = set()
+        fresh = (n for i in it.count() if (n := _alpha_name(i)) not in self.shared_jaxpr_names)
+        self.var_names: defaultdict = defaultdict(fresh.__next__, var_names or {})
+
+    def name(self, v: Atom) -> str:
+        if type(v) is Literal:
+            return v.pretty()
+        if type(v) is DropVar:
+            return "_"
+        return self.var_names[v]
+
+    def suggest_same_var_names(self, for_vars, like_vars) -> None:
+        if len(for_vars) != len(like_vars):
+            return
+        used = set()
+        for for_v, like_v in zip(for_vars, like_vars):
+            if (type(like_v) is Var and like_v not in used and type(for_v) is Var
+                    and for_v not in self.var_names):
+                used.add(like_v)
+                self.var_names[for_v] = self.name(like_v)
+
+
+pp_eqn_rules: dict[Primitive, Callable] = {}
+
+
+def pp_var(v: Atom, context: PpContext) -> pp.Doc:
+    return pp.text(context.name(v))
+
+
+def pp_vars(vs, context: PpContext, *, separator: str = "", print_shapes=False) -> pp.Doc:
+    if print_shapes:
+        docs = [pp.text(f"{context.name(v)}:{v.aval.str_short()}") for v in vs]
+    else:
+        docs = [pp.text(context.name(v)) for v in vs]
+    return pp.nest(2, pp.group(pp.join(pp.text(separator) + pp.group(pp.brk()), docs)))
+
+
+def _param_str(v) -> str:
+    s = str(v)
+    return re.sub(r" at 0x([0-9a-fA-F]+)", lambda m: " at 0x" + "X" * len(m.group(1)), s)
+
+
+def pp_kv_pair(k: str, v: Any, context: PpContext, settings: PpSettings) -> pp.Doc:
+    if type(v) is tuple and v and all(isinstance(j, (Jaxpr, ClosedJaxpr)) for j in v):
+        pp_v = pp_jaxprs(v, context, settings)
+    elif isinstance(v, Jaxpr):
+        pp_v = pp_jaxpr(v, context, settings)
+    elif isinstance(v, ClosedJaxpr):
+        pp_v = pp_jaxpr(v.jaxpr, context, settings)
+    elif isinstance(v, frozenset):
+        pp_v = pp.text(f"frozenset({{{', '.join(repr(e) for e in sorted(v))}}})")
+    else:
+        pp_v = pp.text(_param_str(v))
+    return pp.text(f"{k}=") + pp_v
+
+
+def pp_kv_pairs(kv_pairs, context: PpContext, settings: PpSettings) -> pp.Doc:
+    if not kv_pairs:
+        return pp.nil()
+    inner = pp.join(pp.brk(), [pp_kv_pair(k, v, context, settings) for k, v in kv_pairs])
+    return pp.group(pp.concat([
+        pp.nest(2, pp.concat([pp.text("["), pp.brk(""), inner])),
+        pp.brk(""), pp.text("]"),
+    ]))
+
+
+def pp_eqn_default(eqn: JaxprEqn, context: PpContext, settings: PpSettings,
+                   params: Sequence[tuple[str, Any]] | None = None) -> pp.Doc:
+    """`outs = prim[k=v ...] ins`, params sorted by name unless given."""
+    if params is None:
+        params = [(k, eqn.params[k]) for k in sorted(eqn.params)]
+    lhs = pp_vars(eqn.outvars, context, print_shapes=settings.print_shapes)
+    rhs = [pp.text(eqn.primitive.name), pp_kv_pairs(params, context, settings),
+           pp.text(" ") + pp_vars(eqn.invars, context)]
+    if eqn.outvars:
+        return pp.concat([lhs, pp.text(" = "), *rhs])
+    return pp.concat(rhs)
+
+
+def pp_eqn(eqn: JaxprEqn, context: PpContext, settings: PpSettings) -> pp.Doc:
+    rule = pp_eqn_rules.get(eqn.primitive, pp_eqn_default)
+    doc = rule(eqn, context, settings)
+    return pp.source_map(doc, eqn) if settings.eqn_spans else doc
+
+
+def pp_eqns(eqns, context: PpContext, settings: PpSettings) -> pp.Doc:
+    return pp.join(pp.brk("; "), [pp_eqn(e, context, settings) for e in eqns])
+
+
+def pp_jaxpr_skeleton(jaxpr: Jaxpr, eqns_doc: Callable[[], pp.Doc], context: PpContext,
+                      settings: PpSettings) -> pp.Doc:
+    constvars = pp_vars(jaxpr.constvars, context, print_shapes=settings.print_shapes)
+    invars = pp_vars(jaxpr.invars, context, print_shapes=settings.print_shapes)
+    eqns = eqns_doc()
+    outvars = pp.concat([
+        pp.text("("), pp_vars(jaxpr.outvars, context, separator=","),
+        pp.text(")" if len(jaxpr.outvars) != 1 else ",)"),
+    ])
+    return pp.group(pp.nest(2, pp.concat([
+        pp.text("{ "), pp.text("lambda "), constvars, pp.text("; "), invars,
+        pp.text(". "), pp.text("let"), pp.nest(2, pp.brk() + eqns), pp.brk(),
+        pp.text("in "), outvars,
+    ])) + pp.text(" }"))
+
+
+def pp_jaxpr(jaxpr: Jaxpr, context: PpContext, settings: PpSettings) -> pp.Doc:
+    name = context.shared_jaxprs.get(jaxpr)
+    if name:
+        return pp.text(name)
+    return pp_jaxpr_skeleton(jaxpr, lambda: pp_eqns(jaxpr.eqns, context, settings), context,
+                             settings)
+
+
+def pp_jaxprs(jaxprs, context: PpContext, settings: PpSettings) -> pp.Doc:
+    jaxprs = [j.jaxpr if isinstance(j, ClosedJaxpr) else j for j in jaxprs]
+    return pp.group(pp.concat([
+        pp.nest(2, pp.concat([
+            pp.text("("), pp.brk(""),
+            pp.join(pp.brk(), [pp_jaxpr(j, context, settings) for j in jaxprs]),
+        ])),
+        pp.brk(""), pp.text(")"),
+    ]))
+
+
+def _dropvars(jaxpr: Jaxpr) -> dict[Var, str]:
+    names: dict[Var, str] = {}
+    used = {a for a in jaxpr.outvars if type(a) is not Literal}
+    for eqn in reversed(jaxpr.eqns):
+        for v in eqn.outvars:
+            if v not in used:
+                names[v] = "_"
+        used.update(a for a in eqn.invars if type(a) is not Literal)
+    return names
+
+
+def pp_toplevel_jaxpr(jaxpr_to_print: Jaxpr, settings: PpSettings | None = None) -> pp.Doc:
+    """The whole document: jaxprs used more than once (or long ones) are hoisted to
+    `let name = { ... } in` headers, as JAX does."""
+    settings = settings or PpSettings()
+    context = PpContext(_dropvars(jaxpr_to_print))
+    names: defaultdict[Jaxpr, str] = defaultdict(lambda: "jaxpr")
+    counts: Counter = Counter()
+    queue = deque([jaxpr_to_print])
+    while queue:
+        jaxpr = queue.popleft()
+        counts[jaxpr] += 1
+        if jaxpr is not jaxpr_to_print and len(jaxpr.eqns) > 10:
+            counts[jaxpr] += 1
+        for eqn in jaxpr.eqns:
+            name = eqn.params.get("name")
+            if name is None:
+                queue.extend(jaxprs_in_params(eqn.params))
+                continue
+            name = str(name).strip("<>")
+            for sub in jaxprs_in_params(eqn.params):
+                queue.append(sub)
+                names.setdefault(sub, name)
+    name_counts: Counter = Counter()
+    shared = []
+    for jaxpr, c in counts.items():
+        if c == 1:
+            continue
+        name = names[jaxpr]
+        if (count := name_counts[name]) > 0:
+            name_counts[name] += 1
+            name += str(count)
+        name_counts[name] += 1
+        context.shared_jaxpr_names.add(name)
+        context.shared_jaxprs[jaxpr] = name
+        shared.append((name, jaxpr))
+    docs = []
+    for name, jaxpr in shared:
+        skeleton = pp_jaxpr_skeleton(
+            jaxpr, lambda j=jaxpr: pp_eqns(j.eqns, context, settings), context, settings)
+        docs.append(pp.concat([pp.text(f"let {name} = "), skeleton, pp.text(" in"), pp.brk()]))
+    docs.append(pp_jaxpr(jaxpr_to_print, context, settings))
+    return pp.concat(docs)
+
+
+# ----------------------------------------------------------------------------------------
+# Misc helpers used by several interpreters
+# ----------------------------------------------------------------------------------------
+
+
+def raise_as_much_as_possible(x):
+    return x
+
+
+def is_literalable(x) -> bool:
+    """Constants that are inlined as Literals rather than becoming constvars."""
+    t = type(x)
+    if t in (int, float, bool, complex, TypedScalar):
+        return True
+    if isinstance(x, Tracer):
+        return False
+    shape = getattr(x, "shape", None)
+    return shape == () and (isinstance(x, (np.ndarray, np.generic)) or _is_array(x))
+
+
+_array_types: set[type] = set()
+
+
+def _is_array(x) -> bool:
+    return type(x) in _array_types
+
+
+def register_array_type(t: type) -> None:
+    _array_types.add(t)
+
+
+def literal_value(x):
+    """The value stored in a Literal for constant x (a host scalar of the aval's dtype)."""
+    if type(x) is TypedScalar:
+        return x.val
+    aval = get_aval(x)
+    if type(x) in (int, float, bool, complex):
+        kind = aval.dtype.kind
+        if kind == "f":
+            return float(x)
+        if kind == "c":
+            return complex(x)
+        if kind == "b":
+            return bool(x)
+        return int(x)
+    return np.asarray(x, aval.dtype)
+
+
+def x64_enabled() -> bool:
+    return config.x64_enabled

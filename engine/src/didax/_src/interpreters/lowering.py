@@ -1,0 +1,357 @@
+"""Lowering jaxprs to StableHLO text.
+
+A `ModuleBuilder` collects functions; a `FuncBuilder` emits operations in MLIR's generic form
+(`%3 = "stablehlo.add"(%1, %2) : (tensor<3xf32>, tensor<3xf32>) -> tensor<3xf32>`), which the
+XLA client parses directly — no Python MLIR objects on the hot path. Constants are spelled as
+hex over their raw bytes, exact for every dtype (NaN, ±Inf, -0.0, bf16, complex).
+
+Rule table owned here: `lowerings` (rule(ctx, *operands: Value, **params) -> Value | list);
+helpers `unary`, `binary`, `broadcast_to` and `compare` build most rules.
+May import core, util, dtypes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from didax._src import core, dtypes
+from didax._src.core import ClosedJaxpr, Jaxpr, Literal, Primitive
+
+lowerings: dict[Primitive, Callable] = {}
+
+_ELEM = {
+    "bool": "i1", "int8": "i8", "int16": "i16", "int32": "i32", "int64": "i64",
+    "uint8": "ui8", "uint16": "ui16", "uint32": "ui32", "uint64": "ui64",
+    "float16": "f16", "bfloat16": "bf16", "float32": "f32", "float64": "f64",
+    "complex64": "complex<f32>", "complex128": "complex<f64>",
+    "float8_e4m3fn": "f8E4M3FN", "float8_e5m2": "f8E5M2", "float8_e4m3b11fnuz": "f8E4M3B11FNUZ",
+    "float8_e4m3fnuz": "f8E4M3FNUZ", "float8_e5m2fnuz": "f8E5M2FNUZ",
+    "int4": "i4", "uint4": "ui4",
+}
+
+
+def elem_type(dtype) -> str:
+    dtype = np.dtype(dtype)
+    if dtype == dtypes.float0:
+        return "i1"
+    try:
+        return _ELEM[dtype.name]
+    except KeyError:
+        raise NotImplementedError(f"no StableHLO element type for {dtype}") from None
+
+
+def ir_type(aval) -> str:
+    if isinstance(aval, core.AbstractToken):
+        return "!stablehlo.token"
+    dims = "".join(f"{d}x" for d in aval.shape)
+    return f"tensor<{dims}{elem_type(aval.dtype)}>"
+
+
+def dense_attr(val, aval) -> str:
+    """dense<"0x..."> : tensor<...> holding exactly the bytes of val (a splat when every
+    element is bitwise equal)."""
+    shape = tuple(aval.shape)
+    dtype = np.dtype(aval.dtype)
+    if dtype == dtypes.float0:
+        val, dtype = np.zeros(shape, np.bool_), np.dtype(np.bool_)
+    arr = np.ascontiguousarray(np.broadcast_to(np.asarray(val, dtype), shape))
+    if arr.size > 1:
+        rows = arr.reshape(arr.size).view(np.uint8).reshape(arr.size, dtype.itemsize)
+        if (rows == rows[0]).all():
+            arr = arr.reshape(arr.size)[:1]
+    return f'dense<"0x{arr.tobytes().hex().upper()}"> : {ir_type(aval)}'
+
+
+def i64_array(xs: Sequence[int]) -> str:
+    return f"array<i64: {', '.join(str(int(x)) for x in xs)}>" if len(xs) else "array<i64>"
+
+
+class Value:
+    __slots__ = ("name", "aval")
+
+    def __init__(self, name: str, aval):
+        self.name, self.aval = name, aval
+
+    def __repr__(self):
+        return f"{self.name}:{ir_type(self.aval)}"
+
+
+class ModuleBuilder:
+    """A module under construction: functions plus the host callbacks they call."""
+
+    def __init__(self, name: str = "jit_f", num_replicas: int = 1, num_partitions: int = 1):
+        self.name = name
+        self.funcs: list[str] = []
+        self.func_names: set[str] = set()
+        self.host_callbacks: list[Callable] = []
+        self.num_replicas = num_replicas
+        self.num_partitions = num_partitions
+        self.cache: dict[Any, str] = {}
+        self.ordered_effects: list = []
+
+    def fresh_func_name(self, base: str) -> str:
+        base = "".join(c if c.isalnum() or c == "_" else "_" for c in base) or "f"
+        name, i = base, 0
+        while name in self.func_names or name == "main":
+            i += 1
+            name = f"{base}_{i}"
+        self.func_names.add(name)
+        return name
+
+    def add_callback(self, fn: Callable) -> int:
+        self.host_callbacks.append(fn)
+        return len(self.host_callbacks) - 1
+
+    def text(self) -> str:
+        attrs = (f"mhlo.num_partitions = {self.num_partitions} : i32, "
+                 f"mhlo.num_replicas = {self.num_replicas} : i32")
+        body = "\n".join(self.funcs)
+        return f"module @{self.name} attributes {{{attrs}}} {{\n{body}\n}}\n"
+
+
+class FuncBuilder:
+    """Emits the body of one function (or one region)."""
+
+    def __init__(self, module: ModuleBuilder, counter: list[int] | None = None, indent=4):
+        self.module = module
+        self.lines: list[str] = []
+        self.counter = counter if counter is not None else [0]
+        self.indent = " " * indent
+
+    def fresh(self) -> str:
+        self.counter[0] += 1
+        return f"%{self.counter[0]}"
+
+    def op(self, name: str, operands: Sequence[Value], out_avals: Sequence[Any],
+           attrs: str = "", regions: Sequence[str] = ()) -> list[Value]:
+        """Emits a generic-form op; returns its results."""
+        ins = ", ".join(o.name for o in operands)
+        in_types = ", ".join(ir_type(o.aval) for o in operands)
+        out_types = [ir_type(a) for a in out_avals]
+        res = self.fresh()
+        if len(out_avals) == 0:
+            lhs = ""
+        elif len(out_avals) == 1:
+            lhs = f"{res} = "
+        else:
+            lhs = f"{res}:{len(out_avals)} = "
+        reg = f" ({', '.join(regions)})" if regions else ""
+        att = f" {{{attrs}}}" if attrs else ""
+        outs = out_types[0] if len(out_types) == 1 else f"({', '.join(out_types)})"
+        self.lines.append(f'{self.indent}{lhs}"{name}"({ins}){reg}{att} : ({in_types}) -> {outs}')
+        if len(out_avals) == 1:
+            return [Value(res, out_avals[0])]
+        return [Value(f"{res}#{i}", a) for i, a in enumerate(out_avals)]
+
+    def op1(self, name, operands, out_aval, attrs="", regions=()) -> Value:
+        return self.op(name, operands, [out_aval], attrs, regions)[0]
+
+    def const(self, val, aval) -> Value:
+        return self.op1("stablehlo.constant", [], aval, f"value = {dense_attr(val, aval)}")
+
+    def region(self, arg_avals: Sequence[Any], body: Callable[[FuncBuilder, list[Value]], list[Value]]
+               ) -> str:
+        """A region `{ ^bb0(args): ... stablehlo.return }` built by body(builder, args)."""
+        sub = FuncBuilder(self.module, self.counter, indent=len(self.indent) + 2)
+        args = [Value(sub.fresh(), a) for a in arg_avals]
+        outs = body(sub, args)
+        sub.op("stablehlo.return", outs, [])
+        header = ", ".join(f"{a.name}: {ir_type(a.aval)}" for a in args)
+        inner = "\n".join(sub.lines)
+        return f"{{\n{self.indent}^bb0({header}):\n{inner}\n{self.indent}}}"
+
+
+class RuleContext:
+    """What a lowering rule sees besides its operands."""
+
+    __slots__ = ("fn", "avals_in", "avals_out", "eqn", "tokens")
+
+    def __init__(self, fn: FuncBuilder, avals_in, avals_out, eqn=None, tokens=None):
+        self.fn, self.avals_in, self.avals_out, self.eqn = fn, avals_in, avals_out, eqn
+        self.tokens = tokens
+
+    @property
+    def module(self) -> ModuleBuilder:
+        return self.fn.module
+
+
+# ----------------------------------------------------------------------------------------
+# Lowering a jaxpr
+# ----------------------------------------------------------------------------------------
+
+
+class TokenState:
+    """The current effect token of a function (threaded through ordered effects)."""
+
+    __slots__ = ("token",)
+
+    def __init__(self, token: Value | None):
+        self.token = token
+
+
+def lower_jaxpr_body(fn: FuncBuilder, jaxpr: Jaxpr, consts: Sequence[Any],
+                     args: Sequence[Value], tokens: TokenState | None = None) -> list[Value]:
+    """Emits jaxpr's equations into fn; returns the output values."""
+    env: dict = {}
+
+    def read(a):
+        if type(a) is Literal:
+            return fn.const(a.val, a.aval)
+        return env[a]
+
+    for v, c in zip(jaxpr.constvars, consts):
+        env[v] = fn.const(np.asarray(c) if not isinstance(c, np.ndarray) else c, v.aval)
+    for v, x in zip(jaxpr.invars, args):
+        env[v] = x
+    for eqn in jaxpr.eqns:
+        rule = lowerings.get(eqn.primitive)
+        if rule is None:
+            raise NotImplementedError(f"MLIR translation rule for primitive '{eqn.primitive}' "
+                                      "not found")
+        ins = [read(a) for a in eqn.invars]
+        ctx = RuleContext(fn, [a.aval for a in eqn.invars], [v.aval for v in eqn.outvars],
+                          eqn, tokens)
+        outs = rule(ctx, *ins, **eqn.params)
+        if not eqn.primitive.multiple_results:
+            outs = [outs]
+        for v, o in zip(eqn.outvars, outs):
+            env[v] = o
+    return [read(a) for a in jaxpr.outvars]
+
+
+def lower_function(module: ModuleBuilder, name: str, closed: ClosedJaxpr, public=False,
+                   token_in: bool = False) -> str:
+    """Emits closed as `func.func @name`; returns the symbol name actually used."""
+    jaxpr = closed.jaxpr
+    fn = FuncBuilder(module)
+    arg_avals = [v.aval for v in jaxpr.invars]
+    args = [Value(f"%arg{i}", a) for i, a in enumerate(arg_avals)]
+    tokens = None
+    if token_in:
+        tokens = TokenState(Value("%argtok", core.abstract_token))
+    outs = lower_jaxpr_body(fn, jaxpr, closed.consts, args, tokens)
+    if token_in:
+        outs = [tokens.token, *outs]
+    params = [f"{a.name}: {ir_type(a.aval)}" for a in args]
+    if token_in:
+        params.insert(0, "%argtok: !stablehlo.token")
+    results = ", ".join(ir_type(o.aval) for o in outs)
+    fn.op("func.return", outs, [])
+    vis = "public" if public else "private"
+    sym = "main" if public else module.fresh_func_name(name)
+    body = "\n".join(fn.lines)
+    module.funcs.append(
+        f"  func.func {vis} @{sym}({', '.join(params)}) -> ({results}) {{\n{body}\n  }}")
+    return sym
+
+
+def lower_jaxpr_to_module(closed: ClosedJaxpr, name: str = "jit_f", ordered_effects=False,
+                          num_replicas: int = 1) -> ModuleBuilder:
+    module = ModuleBuilder(name, num_replicas=num_replicas)
+    lower_function(module, "main", closed, public=True, token_in=ordered_effects)
+    return module
+
+
+def call_function(ctx: RuleContext, sym: str, args: Sequence[Value], out_avals) -> list[Value]:
+    return ctx.fn.op("func.call", args, out_avals, f"callee = @{sym}")
+
+
+# ----------------------------------------------------------------------------------------
+# Rule helpers
+# ----------------------------------------------------------------------------------------
+
+
+def broadcast_to(fn: FuncBuilder, x: Value, aval) -> Value:
+    """Broadcasts x (rank 0, or same rank with size-1 dims) to aval's shape."""
+    if tuple(x.aval.shape) == tuple(aval.shape):
+        return x
+    shape = aval.shape
+    if len(x.aval.shape) == 0:
+        dims: tuple = ()
+    else:
+        dims = tuple(range(len(shape)))
+        squeeze = [i for i, (a, b) in enumerate(zip(x.aval.shape, shape)) if a != b]
+        del squeeze
+    out = core.ShapedArray(shape, x.aval.dtype)
+    return fn.op1("stablehlo.broadcast_in_dim", [x], out,
+                  f"broadcast_dimensions = {i64_array(dims)}")
+
+
+def _same_shape(fn, ins, out_aval):
+    return [broadcast_to(fn, x, core.ShapedArray(out_aval.shape, x.aval.dtype)) for x in ins]
+
+
+def unary(opname: str) -> Callable:
+    def rule(ctx, x, **params):
+        return ctx.fn.op1(opname, [x], ctx.avals_out[0])
+    return rule
+
+
+def binary(opname: str) -> Callable:
+    def rule(ctx, *xs, **params):
+        out = ctx.avals_out[0]
+        return ctx.fn.op1(opname, _same_shape(ctx.fn, xs, out), out)
+    return rule
+
+
+def nary(opname: str) -> Callable:
+    return binary(opname)
+
+
+def compare_type(dtype) -> str:
+    dtype = np.dtype(dtype)
+    if dtypes.is_float(dtype) or dtypes.is_complex(dtype):
+        return "FLOAT"
+    if dtypes.is_unsigned(dtype) or dtype == np.bool_:
+        return "UNSIGNED"
+    return "SIGNED"
+
+
+def compare_op(fn: FuncBuilder, x: Value, y: Value, direction: str, out_aval=None,
+               ctype: str | None = None) -> Value:
+    if out_aval is None:
+        out_aval = core.ShapedArray(np.broadcast_shapes(x.aval.shape, y.aval.shape), np.bool_)
+    x, y = _same_shape(fn, [x, y], out_aval)
+    ctype = ctype or compare_type(x.aval.dtype)
+    attrs = (f"comparison_direction = #stablehlo<comparison_direction {direction}>, "
+             f"compare_type = #stablehlo<comparison_type {ctype}>")
+    return fn.op1("stablehlo.compare", [x, y], out_aval, attrs)
+
+
+def compare(direction: str) -> Callable:
+    def rule(ctx, x, y, **params):
+        return compare_op(ctx.fn, x, y, direction, ctx.avals_out[0])
+    return rule
+
+
+def convert(fn: FuncBuilder, x: Value, dtype) -> Value:
+    if np.dtype(x.aval.dtype) == np.dtype(dtype):
+        return x
+    return fn.op1("stablehlo.convert", [x], core.ShapedArray(x.aval.shape, dtype))
+
+
+def full_like(fn: FuncBuilder, value, aval) -> Value:
+    """A constant filling aval (a splat)."""
+    return fn.const(np.asarray(value, aval.dtype), aval)
+
+
+def reducer_region(fn: FuncBuilder, opname: str, dtype) -> str:
+    scalar = core.ShapedArray((), dtype)
+    return fn.region([scalar, scalar],
+                     lambda b, args: [b.op1(opname, args, scalar)])
+
+
+def reduce(fn: FuncBuilder, x: Value, init: Value, axes: Sequence[int], opname: str,
+           out_aval) -> Value:
+    region = reducer_region(fn, opname, x.aval.dtype)
+    return fn.op1("stablehlo.reduce", [x, init], out_aval,
+                  f"dimensions = {i64_array(axes)}", [region])
+
+
+def not_lowerable(why: str) -> Callable:
+    def rule(ctx, *args, **params):
+        raise NotImplementedError(why)
+    return rule

@@ -1,0 +1,299 @@
+"""`def_primitive`: declares a primitive in one call with all its rules — eager impl (NumPy),
+abstract evaluation, JVP, transpose, batching and StableHLO lowering — writing each rule into
+the table of the interpreter that owns it. A rule may instead be an explicit, documented gap
+(`NONLINEAR`, `unsupported("why")`); `declared_gaps` records them and the rule-coverage test
+fails on any silent one.
+
+Also the standard shape/dtype rules of elementwise ops (JAX's `naryop`/`unop` semantics and
+error messages). May import core, dtypes, array and the interpreters.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from didax._src import core, dtypes
+from didax._src.array import Array, to_numpy
+from didax._src.core import Primitive, ShapedArray, get_aval
+from didax._src.interpreters import ad, batching, lowering
+from didax._src.interpreters import partial_eval as pe
+
+TABLES = ("impl", "abstract_eval", "jvp", "transpose", "batch", "lower")
+
+# prim -> {table: reason} for rules deliberately absent
+declared_gaps: dict[Primitive, dict[str, str]] = {}
+all_primitives: list[Primitive] = []
+
+
+class _Gap:
+    __slots__ = ("reason",)
+
+    def __init__(self, reason: str):
+        self.reason = reason
+
+    def __repr__(self):
+        return f"unsupported({self.reason!r})"
+
+
+def unsupported(reason: str) -> _Gap:
+    """An explicit gap: this rule does not exist, because `reason`."""
+    return _Gap(reason)
+
+
+NONLINEAR = _Gap("the primitive is not linear in any argument, so it never appears in a "
+                 "linear jaxpr and needs no transpose")
+ZERO_JVP = object()  # output is piecewise constant: its derivative is a symbolic zero
+VECTORIZED = object()  # elementwise unary: batch dims pass through
+BROADCASTING = object()  # elementwise n-ary: batch dims broadcast
+SELF_IMPL = object()  # eager evaluation by evaluating the primitive's jaxpr expansion
+
+
+def def_primitive(name: str, *, abstract_eval: Callable, impl: Callable | _Gap | None,
+                  jvp: Any, transpose: Any, batch: Any, lower: Any,
+                  multiple_results: bool = False, pp: Callable | None = None,
+                  eager_impl: Callable | None = None) -> Primitive:
+    """Declares primitive `name` with every rule.
+
+    impl(*numpy_values, **params) -> numpy value(s) runs eagerly (wrapped so arguments are
+    converted and results become Arrays of the abstract-evaluated type); `eager_impl`
+    instead receives the raw arguments (for higher-order primitives).
+    """
+    prim = Primitive(name, multiple_results)
+    prim.abstract_eval = abstract_eval
+    gaps: dict[str, str] = {}
+    if eager_impl is not None:
+        prim.impl = eager_impl
+    elif isinstance(impl, _Gap):
+        gaps["impl"] = impl.reason
+        prim.impl = _raise_impl(name, impl.reason)
+    else:
+        prim.impl = _wrap_numpy_impl(prim, impl)
+    _register_jvp(prim, jvp, gaps)
+    _register(prim, transpose, ad.primitive_transposes, "transpose", gaps)
+    _register_batch(prim, batch, gaps)
+    _register(prim, lower, lowering.lowerings, "lower", gaps)
+    if pp is not None:
+        core.pp_eqn_rules[prim] = pp
+    if gaps:
+        declared_gaps[prim] = gaps
+    all_primitives.append(prim)
+    return prim
+
+
+def _register(prim, rule, table, key, gaps) -> None:
+    """None means the declaring module registers the rule right after this call (the
+    rule-coverage test checks every table is filled or the gap declared)."""
+    if isinstance(rule, _Gap):
+        gaps[key] = rule.reason
+    elif rule is not None:
+        table[prim] = rule
+
+
+def _register_jvp(prim, jvp, gaps) -> None:
+    if jvp is None:
+        return
+    if jvp is ZERO_JVP:
+        ad.defjvp_zero(prim)
+    elif isinstance(jvp, _Gap):
+        gaps["jvp"] = jvp.reason
+    elif isinstance(jvp, tuple):
+        ad.defjvp(prim, *jvp)
+    elif callable(jvp):
+        ad.primitive_jvps[prim] = jvp
+    else:
+        raise ValueError(f"{prim}: bad jvp rule {jvp!r}")
+
+
+def _register_batch(prim, batch, gaps) -> None:
+    if batch is VECTORIZED:
+        batching.defvectorized(prim)
+    elif batch is BROADCASTING:
+        batching.defbroadcasting(prim)
+    elif isinstance(batch, _Gap):
+        gaps["batch"] = batch.reason
+    elif batch is not None:
+        batching.primitive_batchers[prim] = batch
+
+
+def _raise_impl(name: str, reason: str) -> Callable:
+    def impl(*args, **params):
+        raise NotImplementedError(f"{name} cannot be evaluated eagerly: {reason}")
+    return impl
+
+
+def _wrap_numpy_impl(prim: Primitive, np_impl: Callable) -> Callable:
+    abstract_eval = prim.abstract_eval
+    if prim.multiple_results:
+        def impl(*args, **params):
+            avals = [get_aval(x) for x in args]
+            out_avals = abstract_eval(*avals, **params)
+            outs = np_impl(*[to_numpy(x, a) for x, a in zip(args, avals)], **params)
+            return [_wrap(o, a) for o, a in zip(outs, out_avals)]
+    else:
+        def impl(*args, **params):
+            avals = [get_aval(x) for x in args]
+            out_aval = abstract_eval(*avals, **params)
+            out = np_impl(*[to_numpy(x, a) for x, a in zip(args, avals)], **params)
+            return _wrap(out, out_aval)
+    return impl
+
+
+def _wrap(out, aval) -> Array:
+    if type(out) is not np.ndarray or out.dtype != aval.dtype:
+        out = np.asarray(out, dtype=aval.dtype)
+    if out.shape != aval.shape:
+        out = np.broadcast_to(out, aval.shape)
+    return Array(out, aval)
+
+
+# ----------------------------------------------------------------------------------------
+# Standard shape and dtype rules (JAX's messages)
+# ----------------------------------------------------------------------------------------
+
+_float = (np.floating,)
+_complex = (np.complexfloating,)
+_int = (np.integer,)
+_bool = (np.bool_,)
+_signedint = (np.signedinteger,)
+_num = _int + _float + _complex
+_any = _int + _float + _complex + _bool
+_bool_or_int = _int + _bool
+_float_or_complex = _float + _complex
+
+_JNP_EQUIV = {
+    "add": "add", "sub": "subtract", "mul": "multiply", "div": "divide", "rem": "remainder",
+    "max": "maximum", "min": "minimum", "pow": "float_power", "atan2": "arctan2",
+    "nextafter": "nextafter", "and": "bitwise_and", "or": "bitwise_or", "xor": "bitwise_xor",
+    "eq": "equal", "ne": "not_equal", "ge": "greater_equal", "gt": "greater",
+    "le": "less_equal", "lt": "less", "select_n": "where", "clamp": "clip",
+    "complex": "complex", "shift_left": "left_shift",
+    "shift_right_arithmetic": "right_shift", "shift_right_logical": "right_shift",
+}
+
+
+def dtype_str(dt) -> str:
+    return np.dtype(dt).name
+
+
+def _float0_error(name: str, pos: int | None) -> TypeError:
+    where = " array" if pos is None else f" at position {pos}"
+    return TypeError(
+        f"Called {name} with a float0{where}. float0s do not support any operations by "
+        "design, because they are not compatible with non-trivial vector spaces. No implicit "
+        "dtype conversion is done. You can use np.zeros_like(arr, dtype=np.float) to cast a "
+        "float0 array to a regular zeros array. \nIf you didn't expect to get a float0 you "
+        "might have accidentally taken a gradient with respect to an integer argument.")
+
+
+def check_accepted(name: str, aval, accepted: Sequence[type], pos: int | None) -> None:
+    dt = aval.dtype
+    if any(dtypes.issubdtype(dt, t) for t in accepted):
+        return
+    if dt == dtypes.float0:
+        raise _float0_error(name, pos)
+    names = ", ".join(t.__name__ for t in accepted)
+    if pos is None:
+        raise TypeError(f"{name} does not accept dtype {dtype_str(dt)}. Accepted dtypes are "
+                        f"subtypes of {names}.")
+    raise TypeError(f"{name} does not accept dtype {dtype_str(dt)} at position {pos}. "
+                    f"Accepted dtypes at position {pos} are subtypes of {names}.")
+
+
+def check_same_dtypes(name: str, *avals) -> None:
+    if len(avals) < 2:
+        return
+    dt = avals[0].dtype
+    if any(a.dtype != dt for a in avals[1:]):
+        msg = (f"lax.{name} requires arguments to have the same dtypes, got "
+               f"{', '.join(dtype_str(a.dtype) for a in avals)}.")
+        if name in _JNP_EQUIV:
+            msg += (f" (Tip: jnp.{_JNP_EQUIV[name]} is a similar function that does "
+                    "automatic type promotion on inputs).")
+        raise TypeError(msg)
+
+
+def broadcast_shapes_rule(name: str, *shapes) -> tuple[int, ...]:
+    shapes = [s for s in shapes if s]
+    if not shapes:
+        return ()
+    if len(shapes) == 1:
+        return tuple(shapes[0])
+    ranks = {len(s) for s in shapes}
+    if len(ranks) != 1:
+        raise TypeError(f"{name}: arrays must have the same number of dimensions, got {ranks}")
+    out = []
+    for ds in zip(*shapes):
+        non1 = [d for d in ds if d != 1]
+        if not non1:
+            out.append(1)
+        elif all(d == non1[0] for d in non1):
+            out.append(non1[0])
+        else:
+            raise TypeError(f"{name} got incompatible shapes for broadcasting: "
+                            f"{', '.join(str(tuple(s)) for s in shapes)}.")
+    return tuple(out)
+
+
+def unop_abstract_eval(name: str, accepted, result_dtype: Callable | None = None,
+                       weak_rule: Callable | None = None) -> Callable:
+    def rule(x, **params):
+        check_accepted(name, x, accepted, None)
+        dt = x.dtype if result_dtype is None else result_dtype(x.dtype, **params)
+        weak = x.weak_type if weak_rule is None else weak_rule(x, **params)
+        return ShapedArray(x.shape, dt, weak)
+    return rule
+
+
+def naryop_abstract_eval(name: str, accepted: Sequence[Sequence[type]],
+                         result_dtype: Callable | None = None,
+                         weak_rule: Callable | None = None,
+                         require_same: bool = True) -> Callable:
+    def rule(*avals, **params):
+        for i, (a, acc) in enumerate(zip(avals, accepted)):
+            check_accepted(name, a, acc, i)
+        if require_same:
+            check_same_dtypes(name, *avals)
+        shape = broadcast_shapes_rule(name, *[a.shape for a in avals])
+        dt = avals[0].dtype if result_dtype is None else result_dtype(*avals, **params)
+        if weak_rule is not None:
+            weak = weak_rule(*avals, **params)
+        else:
+            weak = all(a.weak_type for a in avals)
+        return ShapedArray(shape, dt, weak)
+    return rule
+
+
+def false_weak(*avals, **params) -> bool:
+    return False
+
+
+# ----------------------------------------------------------------------------------------
+# Glue the interpreters need from the primitive layer
+# ----------------------------------------------------------------------------------------
+
+
+def unbroadcast(aval, x):
+    """Sums x down to aval's shape (the transpose of elementwise broadcasting)."""
+    from didax._src.lax import lax
+
+    x_shape = np.shape(x)
+    if tuple(aval.shape) == tuple(x_shape):
+        return x
+    if not aval.shape:
+        return lax.reduce_sum(x, tuple(range(len(x_shape))))
+    dims = tuple(i for i, (a, b) in enumerate(zip(aval.shape, x_shape)) if a == 1 and b != 1)
+    if not dims:
+        return x
+    summed = lax.reduce_sum(x, dims)
+    return lax.reshape(summed, aval.shape)
+
+
+def eval_params_key(params: dict) -> Any:
+    return tuple(sorted(params.items()))
+
+
+__all__ = ["def_primitive", "unsupported", "NONLINEAR", "ZERO_JVP", "VECTORIZED",
+           "BROADCASTING", "declared_gaps", "all_primitives", "pe"]

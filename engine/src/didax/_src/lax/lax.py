@@ -1,0 +1,1037 @@
+"""Elementwise primitives of `didax.lax`: arithmetic, transcendental functions, comparisons,
+bitwise and logical ops, select_n, clamp, convert_element_type and friends — each declared
+once with def_primitive — plus their `lax.*` wrapper functions with JAX's signatures.
+
+JVP rules follow JAX's formulas so that differentiated jaxprs use the same primitives.
+May import core, dtypes, array, the interpreters and lax._define.
+"""
+
+from __future__ import annotations
+
+import enum
+import math
+from typing import Any
+
+import numpy as np
+
+from didax._src import core, dtypes
+from didax._src.core import ShapedArray
+from didax._src.interpreters import ad, batching, lowering
+from didax._src.interpreters.ad import Zero
+from didax._src.lax._define import (
+    BROADCASTING,
+    NONLINEAR,
+    VECTORIZED,
+    ZERO_JVP,
+    _any,
+    _bool_or_int,
+    _complex,
+    _float,
+    _float_or_complex,
+    _int,
+    _num,
+    def_primitive,
+    false_weak,
+    naryop_abstract_eval,
+    unbroadcast,
+    unop_abstract_eval,
+)
+
+
+def _scipy_special():
+    import scipy.special as sp  # noqa: PLC0415 - only needed for a few eager impls
+
+    return sp
+
+
+def _errstate(fn):
+    def wrapped(*args, **params):
+        with np.errstate(all="ignore"):
+            return fn(*args, **params)
+    return wrapped
+
+
+def _pp_hide_none(*names):
+    def rule(eqn, context, settings):
+        params = [(k, eqn.params[k]) for k in sorted(eqn.params)
+                  if not (k in names and eqn.params[k] is None)]
+        return core.pp_eqn_default(eqn, context, settings, params)
+    return rule
+
+
+_pp_accuracy = _pp_hide_none("accuracy")
+
+
+# ----------------------------------------------------------------------------------------
+# Unary ops
+# ----------------------------------------------------------------------------------------
+
+
+def _unop(name, accepted, np_fn, jvp, lower, *, accuracy=False, result_dtype=None,
+          transpose=NONLINEAR, weak_rule=None):
+    impl = _errstate(lambda x, **p: np_fn(x))
+    return def_primitive(
+        name, abstract_eval=unop_abstract_eval(name, accepted, result_dtype, weak_rule),
+        impl=impl, jvp=jvp, transpose=transpose, batch=VECTORIZED, lower=lower,
+        pp=_pp_accuracy if accuracy else None)
+
+
+def _round_afz(x):
+    r = np.round(x)
+    half = np.abs(x - np.trunc(x)) == 0.5
+    return np.where(half, np.trunc(x) + np.sign(x), r)
+
+
+def _round_impl(x, *, rounding_method):
+    if int(rounding_method) == 0:
+        return _round_afz(x)
+    return np.round(x)
+
+
+class RoundingMethod(enum.IntEnum):
+    AWAY_FROM_ZERO = 0
+    TO_NEAREST_EVEN = 1
+
+    def __str__(self):
+        return str(int(self))
+
+    __repr__ = __str__
+
+
+def _one(x):
+    return np.array(1, dtype=core.get_aval(x).dtype)[()]
+
+
+def _const(x, val):
+    """A scalar constant of x's dtype (a literal when staged)."""
+    dt = core.get_aval(x).dtype
+    if dtypes.is_complex(dt):
+        return np.array(val, dt)[()]
+    return np.array(val, dt)[()]
+
+
+neg_p = _unop("neg", _num, np.negative, None, lowering.unary("stablehlo.negate"),
+              transpose=None)
+sign_p = _unop("sign", _num, np.sign, ZERO_JVP, lowering.unary("stablehlo.sign"))
+floor_p = _unop("floor", _float, np.floor, ZERO_JVP, lowering.unary("stablehlo.floor"))
+ceil_p = _unop("ceil", _float, np.ceil, ZERO_JVP, lowering.unary("stablehlo.ceil"))
+is_finite_p = _unop("is_finite", _float, np.isfinite, ZERO_JVP,
+                    lowering.unary("stablehlo.is_finite"),
+                    result_dtype=lambda dt, **p: np.dtype(np.bool_), weak_rule=false_weak)
+exp_p = _unop("exp", _float_or_complex, np.exp, None, lowering.unary("stablehlo.exponential"),
+              accuracy=True)
+exp2_p = _unop("exp2", _float_or_complex, np.exp2, None, None, accuracy=True)
+log_p = _unop("log", _float_or_complex, np.log, None, lowering.unary("stablehlo.log"),
+              accuracy=True)
+log1p_p = _unop("log1p", _float_or_complex, np.log1p, None,
+                lowering.unary("stablehlo.log_plus_one"), accuracy=True)
+expm1_p = _unop("expm1", _float_or_complex, np.expm1, None,
+                lowering.unary("stablehlo.exponential_minus_one"), accuracy=True)
+tanh_p = _unop("tanh", _float_or_complex, np.tanh, None, lowering.unary("stablehlo.tanh"),
+               accuracy=True)
+logistic_p = _unop("logistic", _float_or_complex, lambda x: _scipy_special().expit(x), None,
+                   lowering.unary("stablehlo.logistic"), accuracy=True)
+sin_p = _unop("sin", _float_or_complex, np.sin, None, lowering.unary("stablehlo.sine"),
+              accuracy=True)
+cos_p = _unop("cos", _float_or_complex, np.cos, None, lowering.unary("stablehlo.cosine"),
+              accuracy=True)
+tan_p = _unop("tan", _float_or_complex, np.tan, None, lowering.unary("stablehlo.tan"),
+              accuracy=True)
+asin_p = _unop("asin", _float_or_complex, np.arcsin, None, lowering.unary("chlo.asin"))
+acos_p = _unop("acos", _float_or_complex, np.arccos, None, lowering.unary("chlo.acos"))
+atan_p = _unop("atan", _float_or_complex, np.arctan, None, lowering.unary("chlo.atan"))
+sinh_p = _unop("sinh", _float_or_complex, np.sinh, None, lowering.unary("chlo.sinh"))
+cosh_p = _unop("cosh", _float_or_complex, np.cosh, None, lowering.unary("chlo.cosh"))
+asinh_p = _unop("asinh", _float_or_complex, np.arcsinh, None, lowering.unary("chlo.asinh"))
+acosh_p = _unop("acosh", _float_or_complex, np.arccosh, None, lowering.unary("chlo.acosh"))
+atanh_p = _unop("atanh", _float_or_complex, np.arctanh, None, lowering.unary("chlo.atanh"))
+sqrt_p = _unop("sqrt", _float_or_complex, np.sqrt, None, lowering.unary("stablehlo.sqrt"),
+               accuracy=True)
+rsqrt_p = _unop("rsqrt", _float_or_complex, lambda x: 1 / np.sqrt(x), None,
+                lowering.unary("stablehlo.rsqrt"), accuracy=True)
+cbrt_p = _unop("cbrt", _float, np.cbrt, None, lowering.unary("stablehlo.cbrt"), accuracy=True)
+erf_p = _unop("erf", _float, lambda x: _scipy_special().erf(x), None, lowering.unary("chlo.erf"))
+erf_inv_p = _unop("erf_inv", _float, lambda x: _scipy_special().erfinv(x), None,
+                  lowering.unary("chlo.erf_inv"))
+lgamma_p = _unop("lgamma", _float, lambda x: _scipy_special().gammaln(x), None,
+                 lowering.unary("chlo.lgamma"))
+digamma_p = _unop("digamma", _float, lambda x: _scipy_special().digamma(x), None,
+                  lowering.unary("chlo.digamma"))
+square_p = _unop("square", _num, np.square, None,
+                 lambda ctx, x, **p: ctx.fn.op1("stablehlo.multiply", [x, x], ctx.avals_out[0]))
+not_p = _unop("not", _bool_or_int, np.invert, ZERO_JVP, lowering.unary("stablehlo.not"))
+population_count_p = _unop("population_count", _int, np.bitwise_count, ZERO_JVP,
+                           lowering.unary("stablehlo.popcnt"))
+clz_p = _unop("clz", _int, lambda x: _clz(x), ZERO_JVP,
+              lowering.unary("stablehlo.count_leading_zeros"))
+real_p = _unop("real", _complex, np.real, None, lowering.unary("stablehlo.real"),
+               result_dtype=lambda dt, **p: dtypes.real_dtype(dt), transpose=None)
+imag_p = _unop("imag", _complex, np.imag, None, lowering.unary("stablehlo.imag"),
+               result_dtype=lambda dt, **p: dtypes.real_dtype(dt), transpose=None)
+conj_p = _unop("conj", _float_or_complex, np.conj, None, None,
+               result_dtype=lambda dt, **p: np.dtype(p["input_dtype"]) if
+               dtypes.is_complex(p["input_dtype"]) else dtypes.to_complex_dtype(dt),
+               transpose=None)
+abs_p = _unop("abs", _num, np.abs, None, lowering.unary("stablehlo.abs"),
+              result_dtype=lambda dt, **p: dtypes.real_dtype(dt) if dtypes.is_complex(dt)
+              else dt)
+
+
+def _clz(x):
+    bits = x.dtype.itemsize * 8
+    u = x.astype(np.dtype(f"u{x.dtype.itemsize}"))
+    out = np.full(x.shape, bits, x.dtype)
+    for b in range(bits):
+        mask = (u >> np.array(bits - 1 - b, u.dtype)) & np.array(1, u.dtype)
+        first = (mask == 1) & (out == bits)
+        out = np.where(first, b, out)
+    return out
+
+
+round_p = def_primitive(
+    "round", abstract_eval=unop_abstract_eval("round", _float),
+    impl=_errstate(_round_impl), jvp=ZERO_JVP, transpose=NONLINEAR, batch=VECTORIZED,
+    lower=lambda ctx, x, *, rounding_method: ctx.fn.op1(
+        "stablehlo.round_nearest_afz" if int(rounding_method) == 0
+        else "stablehlo.round_nearest_even", [x], ctx.avals_out[0]))
+
+
+def _integer_pow_abstract_eval(x, *, y):
+    if dtypes.is_int(x.dtype) and y < 0:
+        raise TypeError(f"Integers cannot be raised to negative powers, got "
+                        f"integer_pow({x.str_short()}, {y})")
+    return unop_abstract_eval("integer_pow", _num)(x)
+
+
+def _integer_pow_impl(x, *, y):
+    if y == 0:
+        return np.ones_like(x)
+    acc = None
+    base = x
+    n = abs(y)
+    while n:
+        if n & 1:
+            acc = base if acc is None else acc * base
+        n >>= 1
+        if n:
+            base = base * base
+    return 1 / acc if y < 0 else acc
+
+
+def _integer_pow_lowering(ctx, x, *, y):
+    fn, aval = ctx.fn, ctx.avals_out[0]
+    if y == 0:
+        return lowering.full_like(fn, 1, aval)
+    acc = None
+    base, n = x, abs(y)
+    while n:
+        if n & 1:
+            acc = base if acc is None else fn.op1("stablehlo.multiply", [acc, base], aval)
+        n >>= 1
+        if n:
+            base = fn.op1("stablehlo.multiply", [base, base], aval)
+    if y < 0:
+        one = lowering.full_like(fn, 1, aval)
+        acc = fn.op1("stablehlo.divide", [one, acc], aval)
+    return acc
+
+
+def _integer_pow_jvp(g, x, *, y):
+    if y == 0:
+        return Zero.from_primal_value(x)
+    return mul(g, mul(_const(x, y), integer_pow(x, y - 1)))
+
+
+integer_pow_p = def_primitive(
+    "integer_pow", abstract_eval=_integer_pow_abstract_eval, impl=_errstate(_integer_pow_impl),
+    jvp=(_integer_pow_jvp,), transpose=NONLINEAR, batch=VECTORIZED,
+    lower=_integer_pow_lowering)
+
+# --- JVP rules of the unary ops (JAX's formulas)
+ad.deflinear(neg_p, lambda t, x: [neg(t)])
+ad.defjvp2(exp_p, lambda g, ans, x, **p: mul(g, ans))
+ad.defjvp2(exp2_p, lambda g, ans, x, **p: mul(g, mul(_const(x, math.log(2)), ans)))
+ad.defjvp(log_p, lambda g, x, **p: div(g, x))
+ad.defjvp(log1p_p, lambda g, x, **p: div(g, add(x, _one(x))))
+ad.defjvp2(expm1_p, lambda g, ans, x, **p: mul(g, add(ans, _one(ans))))
+ad.defjvp2(tanh_p, lambda g, ans, x, **p: mul(add(g, mul(g, ans)), sub(_one(x), ans)))
+ad.defjvp2(logistic_p, lambda g, ans, x, **p: mul(g, mul(ans, sub(_one(ans), ans))))
+ad.defjvp(sin_p, lambda g, x, **p: mul(g, cos(x)))
+ad.defjvp(cos_p, lambda g, x, **p: neg(mul(g, sin(x))))
+ad.defjvp2(tan_p, lambda g, ans, x, **p: mul(g, add(_const(x, 1), square(ans))))
+ad.defjvp(asin_p, lambda g, x: mul(g, rsqrt(sub(_const(x, 1), square(x)))))
+ad.defjvp(acos_p, lambda g, x: mul(g, neg(rsqrt(sub(_const(x, 1), square(x))))))
+ad.defjvp(atan_p, lambda g, x: div(g, add(_const(x, 1), square(x))))
+ad.defjvp(sinh_p, lambda g, x: mul(g, cosh(x)))
+ad.defjvp(cosh_p, lambda g, x: mul(g, sinh(x)))
+ad.defjvp(asinh_p, lambda g, x: mul(g, rsqrt(add(square(x), _one(x)))))
+ad.defjvp(acosh_p, lambda g, x: mul(g, rsqrt(mul(sub(x, _one(x)), add(x, _one(x))))))
+ad.defjvp(atanh_p, lambda g, x: mul(reciprocal(add(_one(x), x)), div(g, sub(_one(x), x))))
+ad.defjvp2(sqrt_p, lambda g, ans, x, **p: mul(g, div(_const(x, 0.5), ans)))
+ad.defjvp2(rsqrt_p, lambda g, ans, x, **p: mul(g, mul(_const(x, -0.5), div(ans, x))))
+ad.defjvp2(cbrt_p, lambda g, ans, x, **p: mul(g, mul(_const(x, 1 / 3), integer_pow(ans, -2))))
+ad.defjvp(erf_p, lambda g, x: mul(_const(x, 2 / math.sqrt(math.pi)),
+                                  mul(g, exp(neg(square(x))))))
+ad.defjvp2(erf_inv_p, lambda g, ans, x: mul(_const(x, math.sqrt(math.pi) / 2),
+                                            mul(g, exp(square(ans)))))
+ad.defjvp(lgamma_p, lambda g, x: mul(g, digamma(x)))
+ad.defjvp(square_p, lambda g, x: mul(g, mul(_const(x, 2), x)))
+ad.deflinear(real_p, lambda t, x: [complex(t, np.zeros((), t.dtype))])
+ad.deflinear(imag_p, lambda t, x: [complex(np.zeros((), t.dtype), neg(t))])
+ad.deflinear(conj_p, lambda t, x, *, input_dtype: [
+    real(t) if not dtypes.is_complex(input_dtype) else conj(t)])
+
+
+def _abs_jvp(g, ans, x):
+    if dtypes.is_complex(core.get_aval(x).dtype):
+        return div(real(mul(conj(x), g)), _replace_zero(ans))
+    return select(ge(x, _const(x, 0)), g, neg(g))
+
+
+def _replace_zero(x):
+    return select(eq(x, _const(x, 0)), full_like(x, 1), x)
+
+
+ad.defjvp2(abs_p, _abs_jvp)
+
+
+def _digamma_jvp(g, x):
+    return mul(g, polygamma(_const(x, 1), x))
+
+
+ad.defjvp(digamma_p, _digamma_jvp)
+
+
+def _conj_lower(ctx, x, *, input_dtype):
+    fn, out = ctx.fn, ctx.avals_out[0]
+    if not dtypes.is_complex(x.aval.dtype):
+        zero = lowering.full_like(fn, 0, x.aval)
+        return fn.op1("stablehlo.complex", [x, zero], out)
+    re = fn.op1("stablehlo.real", [x], ShapedArray(out.shape, dtypes.real_dtype(out.dtype)))
+    im = fn.op1("stablehlo.imag", [x], re.aval)
+    return fn.op1("stablehlo.complex", [re, fn.op1("stablehlo.negate", [im], im.aval)], out)
+
+
+def _exp2_lower(ctx, x, **p):
+    fn, out = ctx.fn, ctx.avals_out[0]
+    ln2 = lowering.full_like(fn, math.log(2), x.aval)
+    return fn.op1("stablehlo.exponential", [fn.op1("stablehlo.multiply", [ln2, x], out)], out)
+
+
+lowering.lowerings[conj_p] = _conj_lower
+lowering.lowerings[exp2_p] = _exp2_lower
+
+# ----------------------------------------------------------------------------------------
+# Binary ops
+# ----------------------------------------------------------------------------------------
+
+
+def _binop(name, accepted, np_fn, jvp, lower, transpose=NONLINEAR, result_dtype=None,
+           weak_rule=None, batch=BROADCASTING, require_same=True):
+    return def_primitive(
+        name, abstract_eval=naryop_abstract_eval(name, accepted, result_dtype, weak_rule,
+                                                 require_same),
+        impl=_errstate(lambda *xs, **p: np_fn(*xs)), jvp=jvp, transpose=transpose,
+        batch=batch, lower=lower)
+
+
+def _int_div(x, y):
+    if dtypes.is_int(x.dtype):
+        q = np.trunc(np.true_divide(x, np.where(y == 0, 1, y)))
+        return np.where(y == 0, -1, q).astype(x.dtype)
+    return np.true_divide(x, y)
+
+
+def _int_rem(x, y):
+    if dtypes.is_int(x.dtype):
+        return np.where(y == 0, x, np.fmod(x, np.where(y == 0, 1, y)))
+    return np.fmod(x, y)
+
+
+def _shift_left(x, y):
+    bits = x.dtype.itemsize * 8
+    u = y.astype(np.uint64)
+    return np.where(u >= bits, 0, np.left_shift(x, np.minimum(u, bits - 1).astype(x.dtype)))
+
+
+def _shift_right_arith(x, y):
+    bits = x.dtype.itemsize * 8
+    u = y.astype(np.uint64)
+    s = np.minimum(u, bits - 1).astype(x.dtype)
+    return np.right_shift(x, s)
+
+
+def _shift_right_logical(x, y):
+    bits = x.dtype.itemsize * 8
+    udt = np.dtype(f"u{x.dtype.itemsize}")
+    u = y.astype(np.uint64)
+    r = np.right_shift(x.astype(udt), np.minimum(u, bits - 1).astype(udt))
+    return np.where(u >= bits, 0, r).astype(x.dtype)
+
+
+def _bool_compat(np_bool, np_int):
+    return lambda x, y: np_bool(x, y) if x.dtype == np.bool_ else np_int(x, y)
+
+
+add_p = _binop("add", [_num, _num], np.add, None, lowering.binary("stablehlo.add"),
+               transpose=None)
+sub_p = _binop("sub", [_num, _num], np.subtract, None, lowering.binary("stablehlo.subtract"),
+               transpose=None)
+mul_p = _binop("mul", [_num, _num], np.multiply, None, lowering.binary("stablehlo.multiply"),
+               transpose=None)
+div_p = _binop("div", [_num, _num], _int_div, None, lowering.binary("stablehlo.divide"),
+               transpose=None)
+rem_p = _binop("rem", [_num, _num], _int_rem, None, lowering.binary("stablehlo.remainder"))
+pow_p = _binop("pow", [_float_or_complex, _int + _float_or_complex], np.power, None,
+               lowering.binary("stablehlo.power"), require_same=False)
+max_p = _binop("max", [_any, _any], np.maximum, None, lowering.binary("stablehlo.maximum"))
+min_p = _binop("min", [_any, _any], np.minimum, None, lowering.binary("stablehlo.minimum"))
+atan2_p = _binop("atan2", [_float, _float], np.arctan2, None,
+                 lowering.binary("stablehlo.atan2"))
+nextafter_p = _binop("nextafter", [_float, _float], np.nextafter, ZERO_JVP,
+                     lowering.binary("chlo.next_after"))
+complex_p = _binop("complex", [_float, _float], lambda x, y: x + 1j * y, None,
+                   lowering.binary("stablehlo.complex"), transpose=None,
+                   result_dtype=lambda x, y: dtypes.to_complex_dtype(x.dtype))
+and_p = _binop("and", [_bool_or_int, _bool_or_int], np.bitwise_and, ZERO_JVP,
+               lowering.binary("stablehlo.and"))
+or_p = _binop("or", [_bool_or_int, _bool_or_int], np.bitwise_or, ZERO_JVP,
+              lowering.binary("stablehlo.or"))
+xor_p = _binop("xor", [_bool_or_int, _bool_or_int], np.bitwise_xor, ZERO_JVP,
+               lowering.binary("stablehlo.xor"))
+shift_left_p = _binop("shift_left", [_int, _int], _shift_left, ZERO_JVP,
+                      lowering.binary("stablehlo.shift_left"))
+shift_right_arithmetic_p = _binop("shift_right_arithmetic", [_int, _int], _shift_right_arith,
+                                  ZERO_JVP, lowering.binary("stablehlo.shift_right_arithmetic"))
+shift_right_logical_p = _binop("shift_right_logical", [_int, _int], _shift_right_logical,
+                               ZERO_JVP, lowering.binary("stablehlo.shift_right_logical"))
+polygamma_p = _binop("polygamma", [_float, _float],
+                     lambda m, x: _scipy_special().polygamma(m.astype(int), x), None,
+                     lowering.binary("chlo.polygamma"))
+igamma_p = _binop("igamma", [_float, _float], lambda a, x: _scipy_special().gammainc(a, x),
+                  ZERO_JVP, lowering.binary("chlo.igamma"))
+
+
+def _cmp(name, np_fn, direction):
+    lower = lowering.compare(direction)
+    return _binop(name, [_any, _any], np_fn, ZERO_JVP, lower,
+                  result_dtype=lambda *a, **p: np.dtype(np.bool_), weak_rule=false_weak)
+
+
+eq_p = _cmp("eq", np.equal, "EQ")
+ne_p = _cmp("ne", np.not_equal, "NE")
+lt_p = _cmp("lt", np.less, "LT")
+le_p = _cmp("le", np.less_equal, "LE")
+gt_p = _cmp("gt", np.greater, "GT")
+ge_p = _cmp("ge", np.greater_equal, "GE")
+
+
+# --- add / sub / mul / div: JVPs and transposes with unbroadcasting
+def _add_jvp(primals, tangents):
+    x, y = primals
+    tx, ty = tangents
+    ans = add(x, y)
+    if type(tx) is Zero:
+        return ans, _maybe_broadcast(ans, ty)
+    if type(ty) is Zero:
+        return ans, _maybe_broadcast(ans, tx)
+    return ans, add(tx, ty)
+
+
+def _maybe_broadcast(ans, t):
+    shape = np.shape(ans)
+    if np.shape(t) == shape:
+        return t
+    return broadcast_in_dim(t, shape, tuple(range(len(shape) - np.ndim(t), len(shape)))
+                            if np.ndim(t) else ())
+
+
+def _sub_jvp(primals, tangents):
+    x, y = primals
+    tx, ty = tangents
+    ans = sub(x, y)
+    if type(tx) is Zero:
+        return ans, _maybe_broadcast(ans, neg(ty))
+    if type(ty) is Zero:
+        return ans, _maybe_broadcast(ans, tx)
+    return ans, sub(tx, ty)
+
+
+def _add_transpose(ct, x, y):
+    if type(ct) is Zero:
+        return [Zero(x.aval) if ad.is_undefined_primal(x) else None,
+                Zero(y.aval) if ad.is_undefined_primal(y) else None]
+    xa = x.aval if ad.is_undefined_primal(x) else None
+    ya = y.aval if ad.is_undefined_primal(y) else None
+    return [unbroadcast(xa, ct) if xa is not None else None,
+            unbroadcast(ya, ct) if ya is not None else None]
+
+
+def _sub_transpose(ct, x, y):
+    if type(ct) is Zero:
+        return [Zero(x.aval) if ad.is_undefined_primal(x) else None,
+                Zero(y.aval) if ad.is_undefined_primal(y) else None]
+    xa = x.aval if ad.is_undefined_primal(x) else None
+    ya = y.aval if ad.is_undefined_primal(y) else None
+    return [unbroadcast(xa, ct) if xa is not None else None,
+            unbroadcast(ya, neg(ct)) if ya is not None else None]
+
+
+ad.primitive_jvps[add_p] = _add_jvp
+ad.primitive_transposes[add_p] = _add_transpose
+ad.primitive_jvps[sub_p] = _sub_jvp
+ad.primitive_transposes[sub_p] = _sub_transpose
+ad.defbilinear(mul_p, lambda ct, x, y: unbroadcast(x.aval, mul(ct, y)),
+               lambda ct, x, y: unbroadcast(y.aval, mul(x, ct)))
+
+
+def _div_transpose(ct, x, y):
+    if type(ct) is Zero:
+        return [Zero(x.aval), None]
+    return [unbroadcast(x.aval, div(ct, y)), None]
+
+
+ad.defjvp(div_p, lambda g, x, y: div(g, y),
+          lambda g, x, y: mul(mul(neg(g), x), integer_pow(y, -2)))
+ad.primitive_transposes[div_p] = _div_transpose
+ad.defjvp(rem_p, lambda g, x, y: _maybe_broadcast(rem(x, y), g),
+          lambda g, x, y: mul(neg(g), mul(sign(div(x, y)), floor(abs(div(x, y))))))
+
+
+def _pow_jvp_lhs(g, x, y):
+    y_dt = core.get_aval(y).dtype
+    if dtypes.is_int(y_dt):
+        jac = mul(convert_element_type(y, core.get_aval(x).dtype),
+                  pow(x, sub(y, _const(y, 1))))
+    else:
+        jac = mul(y, pow(x, sub(y, _const(y, 1))))
+    return mul(g, jac)
+
+
+def _pow_jvp_rhs(g, x, y):
+    ans = pow(x, y)
+    return mul(g, mul(log(_replace_zero(x)), ans))
+
+
+ad.defjvp(pow_p, _pow_jvp_lhs, _pow_jvp_rhs)
+
+
+def _balanced_eq(x, z, y):
+    return div(select(eq(x, z), full_like(z, 1), full_like(z, 0)),
+               select(eq(y, z), full_like(z, 2), full_like(z, 1)))
+
+
+ad.defjvp2(max_p, lambda g, ans, x, y: mul(g, _balanced_eq(x, ans, y)),
+           lambda g, ans, x, y: mul(g, _balanced_eq(y, ans, x)))
+ad.defjvp2(min_p, lambda g, ans, x, y: mul(g, _balanced_eq(x, ans, y)),
+           lambda g, ans, x, y: mul(g, _balanced_eq(y, ans, x)))
+
+
+def _atan2_jvp_x(g, x, y):
+    return mul(g, div(y, add(square(x), square(y))))
+
+
+def _atan2_jvp_y(g, x, y):
+    return mul(g, div(neg(x), add(square(x), square(y))))
+
+
+ad.defjvp(atan2_p, _atan2_jvp_x, _atan2_jvp_y)
+ad.deflinear(complex_p, lambda t, *args: [real(t), imag(neg(t))])
+ad.defjvp(polygamma_p, None, lambda g, m, x: mul(g, polygamma(add(m, _one(m)), x)))
+
+
+# ----------------------------------------------------------------------------------------
+# select_n, clamp, convert_element_type, reduce_precision, stop_gradient, add_any
+# ----------------------------------------------------------------------------------------
+
+
+def _select_n_abstract_eval(which, *cases):
+    if not cases:
+        raise TypeError("select_n must have at least one case")
+    if any(c.shape != cases[0].shape for c in cases[1:]):
+        raise TypeError(f"select cases must have the same shapes, got "
+                        f"{[c.shape for c in cases]}.")
+    if any(c.dtype != cases[0].dtype for c in cases[1:]):
+        raise TypeError(f"select cases must have the same dtypes, got "
+                        f"{[c.dtype.name for c in cases]}.")
+    if which.shape and which.shape != cases[0].shape:
+        raise TypeError(f"select `which` must be scalar or have the same shape as cases, got "
+                        f"`which` shape {which.shape} but case shape {cases[0].shape}.")
+    if which.dtype != np.bool_ and not dtypes.is_int(which.dtype):
+        raise TypeError(f"which must be a boolean or integer type, got {which.dtype}.")
+    if which.dtype == np.bool_ and len(cases) > 2:
+        raise TypeError("select with boolean `which` cannot have > 2 cases.")
+    return ShapedArray(cases[0].shape, cases[0].dtype, all(c.weak_type for c in cases))
+
+
+def _select_n_impl(which, *cases):
+    if which.dtype == np.bool_:
+        return np.where(which, cases[1], cases[0]) if len(cases) > 1 else cases[0]
+    idx = np.clip(which, 0, len(cases) - 1)
+    return np.choose(idx, np.broadcast_arrays(*cases))
+
+
+def _select_n_jvp(primals, tangents):
+    which, *cases = primals
+    tcases = tangents[1:]
+    ans = select_n(which, *cases)
+    if all(type(t) is Zero for t in tcases):
+        return ans, Zero.from_primal_value(ans)
+    ts = [ad.instantiate_zeros(t) for t in tcases]
+    return ans, select_n(which, *ts)
+
+
+def _select_n_transpose(ct, which, *cases):
+    assert not ad.is_undefined_primal(which)
+    if type(ct) is Zero:
+        return [None] + [Zero(c.aval) if ad.is_undefined_primal(c) else None for c in cases]
+    zeros = full_like(ct, 0)
+    outs = [None]
+    for i, c in enumerate(cases):
+        if ad.is_undefined_primal(c):
+            outs.append(select_n(which, *[ct if j == i else zeros for j in range(len(cases))]))
+        else:
+            outs.append(None)
+    return outs
+
+
+def _select_n_batch(axis_data, vals, dims):
+    which, *cases = vals
+    wd, *cds = dims
+    size = axis_data.size
+    case_shape = next(np.shape(c)[:d] + np.shape(c)[d + 1:] if d is not None else np.shape(c)
+                      for c, d in zip(cases, cds))
+    if wd is None and all(d == cds[0] for d in cds) and cds[0] is not None:
+        if np.ndim(which) == 0:
+            return select_n(which, *cases), cds[0]
+    cases = [batching.bdim_at_front(c, d, size) for c, d in zip(cases, cds)]
+    full = (size, *case_shape)
+    cases = [c if np.shape(c) == full else broadcast_in_dim(c, full, tuple(range(len(full))))
+             for c in cases]
+    if wd is None and np.ndim(which) == 0:
+        return select_n(which, *cases), 0
+    which = batching.bdim_at_front(which, wd, size)
+    if np.shape(which) != full:
+        which = broadcast_in_dim(which, full, tuple(range(np.ndim(which))))
+    return select_n(which, *cases), 0
+
+
+def _select_n_lower(ctx, which, *cases):
+    fn, out = ctx.fn, ctx.avals_out[0]
+    if which.aval.shape != out.shape:
+        which = lowering.broadcast_to(fn, which, ShapedArray(out.shape, which.aval.dtype))
+    if which.aval.dtype == np.bool_:
+        if len(cases) == 1:
+            return cases[0]
+        return fn.op1("stablehlo.select", [which, cases[1], cases[0]], out)
+    return _select_n_tree(fn, which, list(cases), 0, out)
+
+
+def _select_n_tree(fn, which, cases, offset, out):
+    if len(cases) == 1:
+        return cases[0]
+    mid = len(cases) // 2
+    bound = lowering.full_like(fn, offset + mid, which.aval)
+    pred = lowering.compare_op(fn, which, bound, "LT", ShapedArray(out.shape, np.bool_))
+    lo = _select_n_tree(fn, which, cases[:mid], offset, out)
+    hi = _select_n_tree(fn, which, cases[mid:], offset + mid, out)
+    return fn.op1("stablehlo.select", [pred, lo, hi], out)
+
+
+select_n_p = def_primitive(
+    "select_n", abstract_eval=_select_n_abstract_eval, impl=_select_n_impl,
+    jvp=_select_n_jvp, transpose=_select_n_transpose, batch=_select_n_batch,
+    lower=_select_n_lower)
+
+
+def _clamp_abstract_eval(lo, x, hi):
+    for name, b in (("min", lo), ("max", hi)):
+        if b.shape and b.shape != x.shape:
+            raise TypeError(f"clamp requires {name}.shape == operand.shape or "
+                            f"{name}.shape == (), got {b.shape}.")
+    if lo.dtype != x.dtype or hi.dtype != x.dtype:
+        raise TypeError(f"clamp requires min.dtype == operand.dtype == max.dtype, got "
+                        f"{lo.dtype.name}, {x.dtype.name}, {hi.dtype.name}.")
+    return ShapedArray(x.shape, x.dtype, x.weak_type)
+
+
+def _clamp_batch(axis_data, vals, dims):
+    lo, x, hi = vals
+    ld, xd, hd = dims
+    size = axis_data.size
+    if ld is None and hd is None and np.ndim(lo) == 0 and np.ndim(hi) == 0:
+        return clamp(lo, x, hi), xd
+    x = batching.bdim_at_front(x, xd, size)
+    full = np.shape(x)
+    outs = []
+    for b, d in ((lo, ld), (hi, hd)):
+        if d is None and np.ndim(b) == 0:
+            outs.append(b)
+            continue
+        b = batching.bdim_at_front(b, d, size)
+        if np.shape(b) != full:
+            b = broadcast_in_dim(b, full, tuple(range(np.ndim(b))) if np.ndim(b) > 1 or
+                                 d is None and np.ndim(b) else (0,) if d is not None else ())
+        outs.append(b)
+    if np.ndim(x) == 0 or np.shape(x) != full:
+        x = broadcast_in_dim(x, full, ())
+    return clamp(outs[0], x, outs[1]), 0
+
+
+clamp_p = def_primitive(
+    "clamp", abstract_eval=_clamp_abstract_eval,
+    impl=lambda lo, x, hi: np.minimum(np.maximum(x, lo), hi),
+    jvp=(lambda g, lo, x, hi: _clamp_jvp_lo(g, lo, x, hi),
+         lambda g, lo, x, hi: _clamp_jvp_x(g, lo, x, hi),
+         lambda g, lo, x, hi: _clamp_jvp_hi(g, lo, x, hi)),
+    transpose=NONLINEAR, batch=_clamp_batch,
+    lower=lambda ctx, lo, x, hi: ctx.fn.op1("stablehlo.clamp", [lo, x, hi], ctx.avals_out[0]))
+
+
+def _bcast_to(x, like):
+    shape = np.shape(like)
+    if np.shape(x) == shape:
+        return x
+    return broadcast_in_dim(x, shape, ())
+
+
+def _clamp_jvp_lo(g, lo, x, hi):
+    return select(lt(x, lo), _bcast_to(g, x), full_like(x, 0))
+
+
+def _clamp_jvp_x(g, lo, x, hi):
+    return select(bitwise_and(gt(x, lo), lt(x, hi)), g, full_like(x, 0))
+
+
+def _clamp_jvp_hi(g, lo, x, hi):
+    return select(lt(hi, x), _bcast_to(g, x), full_like(x, 0))
+
+
+def _convert_element_type_abstract_eval(x, *, new_dtype, weak_type, sharding):
+    return ShapedArray(x.shape, new_dtype, weak_type)
+
+
+def _convert_impl(x, *, new_dtype, weak_type, sharding):
+    new_dtype = np.dtype(new_dtype)
+    if dtypes.is_complex(x.dtype) and not dtypes.is_complex(new_dtype):
+        x = np.real(x)
+    if new_dtype == np.bool_:
+        return x != 0
+    if dtypes.is_int(new_dtype) and dtypes.is_float(x.dtype):
+        info = np.iinfo(new_dtype)
+        x = np.where(np.isnan(x), 0, np.clip(np.trunc(x), info.min, info.max))
+    return x.astype(new_dtype)
+
+
+def _convert_jvp(primals, tangents, *, new_dtype, weak_type, sharding):
+    (x,), (t,) = primals, tangents
+    ans = convert_element_type_p.bind(x, new_dtype=new_dtype, weak_type=weak_type,
+                                      sharding=sharding)
+    new_dtype = np.dtype(new_dtype)
+    if type(t) is Zero or not dtypes.is_inexact(new_dtype):
+        return ans, Zero.from_primal_value(ans)
+    if not dtypes.is_inexact(core.get_aval(x).dtype):
+        return ans, Zero.from_primal_value(ans)
+    return ans, convert_element_type_p.bind(t, new_dtype=new_dtype, weak_type=weak_type,
+                                            sharding=sharding)
+
+
+def _convert_transpose(ct, x, *, new_dtype, weak_type, sharding):
+    old = x.aval
+    if type(ct) is Zero:
+        return [Zero(old.to_tangent_aval())]
+    if not dtypes.is_inexact(old.dtype):
+        return [Zero(old.to_tangent_aval())]
+    return [convert_element_type_p.bind(ct, new_dtype=old.dtype, weak_type=old.weak_type,
+                                        sharding=None)]
+
+
+def _convert_lower(ctx, x, *, new_dtype, weak_type, sharding):
+    fn, out = ctx.fn, ctx.avals_out[0]
+    in_dt = x.aval.dtype
+    if in_dt == out.dtype:
+        return x
+    if dtypes.is_complex(in_dt) and not dtypes.is_complex(out.dtype):
+        x = fn.op1("stablehlo.real", [x], ShapedArray(x.aval.shape, dtypes.real_dtype(in_dt)))
+    if out.dtype == np.bool_:
+        zero = lowering.full_like(fn, 0, x.aval)
+        return lowering.compare_op(fn, x, zero, "NE", out)
+    return fn.op1("stablehlo.convert", [x], out)
+
+
+def _convert_pp(eqn, context, settings):
+    params = [(k, eqn.params[k]) for k in sorted(eqn.params) if k != "sharding"]
+    return core.pp_eqn_default(eqn, context, settings, params)
+
+
+convert_element_type_p = def_primitive(
+    "convert_element_type", abstract_eval=_convert_element_type_abstract_eval,
+    impl=_errstate(_convert_impl), jvp=_convert_jvp, transpose=_convert_transpose,
+    batch=VECTORIZED, lower=_convert_lower, pp=_convert_pp)
+
+
+def _reduce_precision_impl(x, *, exponent_bits, mantissa_bits):
+    import ml_dtypes  # noqa: PLC0415
+
+    table = {(8, 7): ml_dtypes.bfloat16, (5, 10): np.float16, (8, 23): np.float32,
+             (11, 52): np.float64, (4, 3): ml_dtypes.float8_e4m3fn,
+             (5, 2): ml_dtypes.float8_e5m2}
+    dt = table.get((exponent_bits, mantissa_bits))
+    if dt is None:
+        raise NotImplementedError(f"reduce_precision to (e{exponent_bits}, m{mantissa_bits}) "
+                                  "is only available under jit")
+    return x.astype(dt).astype(x.dtype)
+
+
+reduce_precision_p = def_primitive(
+    "reduce_precision", abstract_eval=unop_abstract_eval("reduce_precision", _float),
+    impl=_errstate(_reduce_precision_impl),
+    jvp=lambda primals, tangents, **p: (
+        reduce_precision_p.bind(primals[0], **p),
+        tangents[0] if type(tangents[0]) is Zero else reduce_precision_p.bind(tangents[0], **p)),
+    transpose=lambda ct, x, **p: [ct], batch=VECTORIZED,
+    lower=lambda ctx, x, *, exponent_bits, mantissa_bits: ctx.fn.op1(
+        "stablehlo.reduce_precision", [x], ctx.avals_out[0],
+        f"exponent_bits = {exponent_bits} : i32, mantissa_bits = {mantissa_bits} : i32"))
+
+
+def _stop_gradient_jvp(primals, tangents):
+    ans = stop_gradient_p.bind(primals[0])
+    return ans, Zero.from_primal_value(ans)
+
+
+stop_gradient_p = def_primitive(
+    "stop_gradient", abstract_eval=lambda x: x, impl=lambda x: x, jvp=_stop_gradient_jvp,
+    transpose=NONLINEAR, batch=VECTORIZED, lower=lambda ctx, x: x)
+
+
+def _add_any_transpose(ct, x, y):
+    return [ct if ad.is_undefined_primal(x) else None, ct if ad.is_undefined_primal(y) else None]
+
+
+def _add_any_abstract_eval(x, y):
+    return ShapedArray(x.shape, x.dtype, x.weak_type and y.weak_type)
+
+
+# add_any accumulates tangents and cotangents; the ad module owns the Primitive object
+# (it needs it to accumulate), and its rules are declared here with everyone else's.
+add_any_p = ad.add_jaxvals_p
+_add_any_decl = def_primitive(
+    "add_any", abstract_eval=_add_any_abstract_eval, impl=np.add,
+    jvp=lambda primals, tangents: (add_any_p.bind(*primals),
+                                   ad.add_tangents(*tangents)),
+    transpose=_add_any_transpose, batch=BROADCASTING, lower=lowering.binary("stablehlo.add"))
+
+
+def _adopt(target: core.Primitive, decl: core.Primitive) -> None:
+    """Points the rules declared for `decl` at the pre-existing primitive object `target`."""
+    from didax._src.lax import _define  # noqa: PLC0415
+
+    target.impl = decl.impl
+    target.abstract_eval = decl.abstract_eval
+    for table in (ad.primitive_jvps, ad.primitive_transposes, batching.primitive_batchers,
+                  lowering.lowerings):
+        if decl in table:
+            table[target] = table.pop(decl)
+    if decl in _define.all_primitives:
+        _define.all_primitives[_define.all_primitives.index(decl)] = target
+
+
+_adopt(add_any_p, _add_any_decl)
+
+# ----------------------------------------------------------------------------------------
+# lax.* wrappers
+# ----------------------------------------------------------------------------------------
+
+
+def _acc(name):
+    prim = globals()[f"{name}_p"]
+
+    def f(x, accuracy=None):
+        return prim.bind(x, accuracy=accuracy)
+    f.__name__ = name
+    return f
+
+
+exp = _acc("exp")
+exp2 = _acc("exp2")
+log = _acc("log")
+log1p = _acc("log1p")
+expm1 = _acc("expm1")
+tanh = _acc("tanh")
+logistic = _acc("logistic")
+sin = _acc("sin")
+cos = _acc("cos")
+tan = _acc("tan")
+sqrt = _acc("sqrt")
+rsqrt = _acc("rsqrt")
+cbrt = _acc("cbrt")
+
+
+def _u(prim):
+    def f(x):
+        return prim.bind(x)
+    f.__name__ = prim.name
+    return f
+
+
+neg = _u(neg_p)
+sign = _u(sign_p)
+floor = _u(floor_p)
+ceil = _u(ceil_p)
+is_finite = _u(is_finite_p)
+asin = _u(asin_p)
+acos = _u(acos_p)
+atan = _u(atan_p)
+sinh = _u(sinh_p)
+cosh = _u(cosh_p)
+asinh = _u(asinh_p)
+acosh = _u(acosh_p)
+atanh = _u(atanh_p)
+erf = _u(erf_p)
+erf_inv = _u(erf_inv_p)
+lgamma = _u(lgamma_p)
+digamma = _u(digamma_p)
+square = _u(square_p)
+bitwise_not = _u(not_p)
+population_count = _u(population_count_p)
+clz = _u(clz_p)
+real = _u(real_p)
+imag = _u(imag_p)
+abs = _u(abs_p)  # noqa: A001
+stop_gradient_prim = _u(stop_gradient_p)
+
+
+def conj(x):
+    return conj_p.bind(x, input_dtype=core.get_aval(x).dtype)
+
+
+def round(x, rounding_method=RoundingMethod.AWAY_FROM_ZERO):  # noqa: A001
+    return round_p.bind(x, rounding_method=RoundingMethod(int(rounding_method)))
+
+
+def integer_pow(x, y: int):
+    if y == 1:
+        return x
+    return integer_pow_p.bind(x, y=int(y))
+
+
+def _b(prim):
+    def f(x, y):
+        return prim.bind(x, y)
+    f.__name__ = prim.name
+    return f
+
+
+add = _b(add_p)
+sub = _b(sub_p)
+mul = _b(mul_p)
+div = _b(div_p)
+rem = _b(rem_p)
+pow = _b(pow_p)  # noqa: A001
+max = _b(max_p)  # noqa: A001
+min = _b(min_p)  # noqa: A001
+atan2 = _b(atan2_p)
+nextafter = _b(nextafter_p)
+complex = _b(complex_p)  # noqa: A001
+bitwise_and = _b(and_p)
+bitwise_or = _b(or_p)
+bitwise_xor = _b(xor_p)
+shift_left = _b(shift_left_p)
+shift_right_arithmetic = _b(shift_right_arithmetic_p)
+shift_right_logical = _b(shift_right_logical_p)
+polygamma = _b(polygamma_p)
+igamma = _b(igamma_p)
+eq = _b(eq_p)
+ne = _b(ne_p)
+lt = _b(lt_p)
+le = _b(le_p)
+gt = _b(gt_p)
+ge = _b(ge_p)
+
+
+def reciprocal(x):
+    return integer_pow(x, -1)
+
+
+def select_n(which, *cases):
+    if len(cases) == 1:
+        return cases[0]
+    return select_n_p.bind(which, *cases)
+
+
+def select(pred, on_true, on_false):
+    return select_n_p.bind(pred, on_false, on_true)
+
+
+def clamp(min, x, max):  # noqa: A002
+    return clamp_p.bind(min, x, max)
+
+
+def convert_element_type(operand, new_dtype) -> Any:
+    """Converts operand to new_dtype (a no-op when it already has it, as in JAX)."""
+    new_dtype = dtypes.canonicalize_dtype(np.dtype(new_dtype))
+    aval = core.get_aval(operand)
+    if aval.dtype == new_dtype and not aval.weak_type:
+        return operand
+    return convert_element_type_p.bind(operand, new_dtype=new_dtype, weak_type=False,
+                                       sharding=None)
+
+
+def _convert_element_type(operand, new_dtype=None, weak_type: bool = False):
+    """Internal conversion that may produce a weakly typed result."""
+    aval = core.get_aval(operand)
+    new_dtype = aval.dtype if new_dtype is None else dtypes.canonicalize_dtype(
+        np.dtype(new_dtype))
+    if aval.dtype == new_dtype and aval.weak_type == weak_type:
+        return operand
+    return convert_element_type_p.bind(operand, new_dtype=new_dtype, weak_type=weak_type,
+                                       sharding=None)
+
+
+def reduce_precision(operand, exponent_bits: int, mantissa_bits: int):
+    return reduce_precision_p.bind(operand, exponent_bits=int(exponent_bits),
+                                   mantissa_bits=int(mantissa_bits))
+
+
+def stop_gradient(x):
+    """Stops gradients flowing through every leaf of x."""
+    from didax._src import tree_util  # noqa: PLC0415
+
+    def stop(v):
+        aval = core.get_aval(v)
+        if dtypes.is_inexact(aval.dtype):
+            return stop_gradient_p.bind(v)
+        return v
+    return tree_util.tree_map(stop, x)
+
+
+# Filled in by lax.shapes (which defines broadcast_in_dim): full_like and broadcasting.
+def broadcast_in_dim(operand, shape, broadcast_dimensions):
+    from didax._src.lax.shapes import broadcast_in_dim as impl  # noqa: PLC0415
+
+    return impl(operand, shape, broadcast_dimensions)
+
+
+def full_like(x, fill_value, dtype=None, shape=None):
+    from didax._src.lax.shapes import full_like as impl  # noqa: PLC0415
+
+    return impl(x, fill_value, dtype, shape)
+
+
+def full(shape, fill_value, dtype=None):
+    from didax._src.lax.shapes import full as impl  # noqa: PLC0415
+
+    return impl(shape, fill_value, dtype)
+
+
+def reduce_sum(x, axes):
+    from didax._src.lax.reductions import reduce_sum as impl  # noqa: PLC0415
+
+    return impl(x, axes)
+
+
+def reshape(x, new_sizes, dimensions=None):
+    from didax._src.lax.shapes import reshape as impl  # noqa: PLC0415
+
+    return impl(x, new_sizes, dimensions)

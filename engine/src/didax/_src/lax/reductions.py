@@ -1,0 +1,767 @@
+"""Reductions, scans, sorting and contraction primitives of `didax.lax`: reduce_sum/max/
+min/prod/and/or/xor, argmax/argmin, cumsum/cumprod/cummax/cummin/cumlogsumexp, sort and
+dot_general — each declared once with all its rules.
+
+May import core, dtypes, the interpreters, lax._define, lax.lax and lax.shapes.
+"""
+
+from __future__ import annotations
+
+import operator
+from collections.abc import Sequence
+
+import numpy as np
+
+from didax._src import core, dtypes
+from didax._src.core import ShapedArray
+from didax._src.interpreters import ad, batching, lowering
+from didax._src.interpreters.ad import Zero
+from didax._src.interpreters.lowering import i64_array
+from didax._src.lax import lax, shapes
+from didax._src.lax._define import (
+    NONLINEAR,
+    ZERO_JVP,
+    _any,
+    _bool_or_int,
+    _float,
+    _num,
+    check_accepted,
+    def_primitive,
+)
+
+
+def _reduce_abstract_eval(name, accepted, keep_weak=True):
+    def rule(x, *, axes, **params):
+        check_accepted(name, x, accepted, None)
+        if any(not 0 <= a < x.ndim for a in axes) or len(set(axes)) != len(axes):
+            raise ValueError(f"reduction axes {axes} contains out-of-bounds indices for "
+                             f"{x}.")
+        shape = tuple(d for i, d in enumerate(x.shape) if i not in axes)
+        return ShapedArray(shape, x.dtype, x.weak_type and keep_weak)
+    return rule
+
+
+def _identity(dtype, kind):
+    dtype = np.dtype(dtype)
+    if kind == "sum":
+        return np.zeros((), dtype)
+    if kind == "prod":
+        return np.ones((), dtype)
+    if kind in ("max", "min"):
+        if dtype == np.bool_:
+            return np.array(kind == "min", dtype)
+        if dtypes.is_int(dtype):
+            info = np.iinfo(dtype)
+            return np.array(info.min if kind == "max" else info.max, dtype)
+        return np.array(-np.inf if kind == "max" else np.inf, dtype)
+    if kind == "and":
+        return np.array(-1 if dtype != np.bool_ else True, dtype)
+    return np.zeros((), dtype)  # or / xor
+
+
+def _reduce_lower(kind, opname):
+    def rule(ctx, x, *, axes, **params):
+        out = ctx.avals_out[0]
+        init = ctx.fn.const(_identity(x.aval.dtype, kind), ShapedArray((), x.aval.dtype))
+        return lowering.reduce(ctx.fn, x, init, axes, opname, out)
+    return rule
+
+
+def _pp_hide(*names):
+    def rule(eqn, context, settings):
+        params = [(k, v) for k, v in sorted(eqn.params.items()) if k not in names]
+        return core.pp_eqn_default(eqn, context, settings, params)
+    return rule
+
+
+def _reduce_sum_transpose(ct, x, *, axes, out_sharding):
+    if type(ct) is Zero:
+        return [Zero(x.aval)]
+    shape = x.aval.shape
+    kept = tuple(i for i in range(len(shape)) if i not in axes)
+    return [shapes.broadcast_in_dim(ct, shape, kept)]
+
+
+def _reduce_sum_jvp(primals, tangents, *, axes, out_sharding):
+    ans = reduce_sum_p.bind(primals[0], axes=axes, out_sharding=out_sharding)
+    t = tangents[0]
+    if type(t) is Zero:
+        return ans, Zero.from_primal_value(ans)
+    return ans, reduce_sum_p.bind(t, axes=axes, out_sharding=out_sharding)
+
+
+reduce_sum_p = def_primitive(
+    "reduce_sum", abstract_eval=_reduce_abstract_eval("reduce_sum", _num),
+    impl=lambda x, *, axes, out_sharding: np.sum(x, axis=axes, dtype=x.dtype),
+    jvp=_reduce_sum_jvp, transpose=_reduce_sum_transpose, batch=None,
+    lower=_reduce_lower("sum", "stablehlo.add"))
+batching.defreducer(reduce_sum_p)
+
+
+def _chooser_jvp(prim):
+    """max/min: the tangent averages the tangents at the locations attaining the extremum."""
+
+    def rule(primals, tangents, *, axes):
+        (x,), (t,) = primals, tangents
+        ans = prim.bind(x, axes=axes)
+        if type(t) is Zero:
+            return ans, Zero.from_primal_value(ans)
+        shape = np.shape(x)
+        kept_shape = tuple(1 if i in axes else d for i, d in enumerate(shape))
+        loc = lax.convert_element_type(lax.eq(x, shapes.reshape(ans, kept_shape)),
+                                       core.get_aval(t).dtype)
+        counts = reduce_sum(loc, axes)
+        return ans, lax.div(reduce_sum(lax.mul(t, loc), axes), counts)
+    return rule
+
+
+reduce_max_p = def_primitive(
+    "reduce_max", abstract_eval=_reduce_abstract_eval("reduce_max", _any),
+    impl=lambda x, *, axes: np.max(x, axis=axes) if x.size else
+    np.full([d for i, d in enumerate(x.shape) if i not in axes], _identity(x.dtype, "max")),
+    jvp=None, transpose=NONLINEAR, batch=None, lower=_reduce_lower("max", "stablehlo.maximum"))
+reduce_min_p = def_primitive(
+    "reduce_min", abstract_eval=_reduce_abstract_eval("reduce_min", _any),
+    impl=lambda x, *, axes: np.min(x, axis=axes) if x.size else
+    np.full([d for i, d in enumerate(x.shape) if i not in axes], _identity(x.dtype, "min")),
+    jvp=None, transpose=NONLINEAR, batch=None, lower=_reduce_lower("min", "stablehlo.minimum"))
+ad.primitive_jvps[reduce_max_p] = _chooser_jvp(reduce_max_p)
+ad.primitive_jvps[reduce_min_p] = _chooser_jvp(reduce_min_p)
+batching.defreducer(reduce_max_p)
+batching.defreducer(reduce_min_p)
+
+
+def _reduce_prod_jvp(primals, tangents, *, axes):
+    (x,), (t,) = primals, tangents
+    ans = reduce_prod_p.bind(x, axes=axes)
+    if type(t) is Zero:
+        return ans, Zero.from_primal_value(ans)
+    # Product of all other elements = exclusive prefix product * exclusive suffix product,
+    # computed along one flattened reduction axis (exact even with zeros).
+    nd = np.ndim(x)
+    kept = [i for i in range(nd) if i not in axes]
+    perm = tuple(list(axes) + kept)
+    shape = np.shape(x)
+    n = int(np.prod([shape[a] for a in axes], dtype=np.int64))
+    rest = tuple(shape[i] for i in kept)
+    x2 = shapes.reshape(shapes.transpose(x, perm), (n, *rest))
+    t2 = shapes.reshape(shapes.transpose(t, perm), (n, *rest))
+    one = np.ones((), core.get_aval(x).dtype)
+    left = shapes.pad(cumprod(x2, 0), one, [(1, -1, 0)] + [(0, 0, 0)] * len(rest))
+    right = shapes.pad(cumprod(x2, 0, reverse=True), one,
+                       [(-1, 1, 0)] + [(0, 0, 0)] * len(rest))
+    others = lax.mul(left, right)
+    return ans, reduce_sum(lax.mul(t2, others), (0,))
+
+
+reduce_prod_p = def_primitive(
+    "reduce_prod", abstract_eval=_reduce_abstract_eval("reduce_prod", _num),
+    impl=lambda x, *, axes: np.prod(x, axis=axes, dtype=x.dtype), jvp=_reduce_prod_jvp,
+    transpose=NONLINEAR, batch=None, lower=_reduce_lower("prod", "stablehlo.multiply"))
+batching.defreducer(reduce_prod_p)
+
+
+def _logical_reduce(name, np_fn, kind, opname):
+    prim = def_primitive(
+        name, abstract_eval=_reduce_abstract_eval(name, _bool_or_int),
+        impl=lambda x, *, axes: np_fn(x, axes), jvp=ZERO_JVP, transpose=NONLINEAR,
+        batch=None, lower=_reduce_lower(kind, opname))
+    batching.defreducer(prim)
+    return prim
+
+
+def _np_and(x, axes):
+    if x.dtype == np.bool_:
+        return np.all(x, axis=axes)
+    return np.bitwise_and.reduce(x, axis=axes) if x.size else np.full(
+        [d for i, d in enumerate(x.shape) if i not in axes], -1, x.dtype)
+
+
+def _np_or(x, axes):
+    if x.dtype == np.bool_:
+        return np.any(x, axis=axes)
+    return np.bitwise_or.reduce(x, axis=axes) if x.size else np.zeros(
+        [d for i, d in enumerate(x.shape) if i not in axes], x.dtype)
+
+
+def _np_xor(x, axes):
+    if x.dtype == np.bool_:
+        return np.logical_xor.reduce(x, axis=axes)
+    return np.bitwise_xor.reduce(x, axis=axes)
+
+
+reduce_and_p = _logical_reduce("reduce_and", _np_and, "and", "stablehlo.and")
+reduce_or_p = _logical_reduce("reduce_or", _np_or, "or", "stablehlo.or")
+reduce_xor_p = _logical_reduce("reduce_xor", _np_xor, "xor", "stablehlo.xor")
+
+
+# ----------------------------------------------------------------------------------------
+# argmax / argmin
+# ----------------------------------------------------------------------------------------
+
+
+def _arg_abstract_eval(name):
+    def rule(x, *, axes, index_dtype):
+        check_accepted(name, x, _any, None)
+        if len(axes) != 1 or not 0 <= axes[0] < x.ndim:
+            raise ValueError(f"Invalid axes {axes} for operand shape {x.shape}")
+        if x.shape[axes[0]] == 0:
+            raise ValueError(f"{name} on an axis of size zero is undefined")
+        shape = tuple(d for i, d in enumerate(x.shape) if i != axes[0])
+        return ShapedArray(shape, index_dtype)
+    return rule
+
+
+def _arg_lower(direction):
+    def rule(ctx, x, *, axes, index_dtype):
+        fn, out = ctx.fn, ctx.avals_out[0]
+        axis = axes[0]
+        idx_aval = ShapedArray(x.aval.shape, index_dtype)
+        iota = fn.op1("stablehlo.iota", [], idx_aval, f"iota_dimension = {axis} : i64")
+        kind = "max" if direction == "GT" else "min"
+        vinit = fn.const(_identity(x.aval.dtype, kind), ShapedArray((), x.aval.dtype))
+        iinit = fn.const(np.zeros((), index_dtype), ShapedArray((), index_dtype))
+        vs, is_ = ShapedArray((), x.aval.dtype), ShapedArray((), index_dtype)
+
+        def body(b, args):
+            v1, i1, v2, i2 = args
+            better = lowering.compare_op(b, v1, v2, direction)
+            if dtypes.is_inexact(x.aval.dtype):
+                nan1 = lowering.compare_op(b, v1, v1, "NE")
+                better = b.op1("stablehlo.or", [better, nan1], better.aval)
+            eqv = lowering.compare_op(b, v1, v2, "EQ")
+            lower_idx = lowering.compare_op(b, i1, i2, "LT")
+            tie = b.op1("stablehlo.and", [eqv, lower_idx], eqv.aval)
+            pick1 = b.op1("stablehlo.or", [better, tie], eqv.aval)
+            return [b.op1("stablehlo.select", [pick1, v1, v2], vs),
+                    b.op1("stablehlo.select", [pick1, i1, i2], is_)]
+
+        region = fn.region([vs, is_, vs, is_], body)
+        outs = fn.op("stablehlo.reduce", [x, iota, vinit, iinit],
+                     [ShapedArray(out.shape, x.aval.dtype), out],
+                     f"dimensions = {i64_array([axis])}", [region])
+        return outs[1]
+    return rule
+
+
+def _np_arg(np_fn):
+    def impl(x, *, axes, index_dtype):
+        return np_fn(x, axis=axes[0]).astype(index_dtype)
+    return impl
+
+
+argmax_p = def_primitive(
+    "argmax", abstract_eval=_arg_abstract_eval("argmax"), impl=_np_arg(np.argmax),
+    jvp=ZERO_JVP, transpose=NONLINEAR, batch=None, lower=_arg_lower("GT"))
+argmin_p = def_primitive(
+    "argmin", abstract_eval=_arg_abstract_eval("argmin"), impl=_np_arg(np.argmin),
+    jvp=ZERO_JVP, transpose=NONLINEAR, batch=None, lower=_arg_lower("LT"))
+batching.defreducer(argmax_p)
+batching.defreducer(argmin_p)
+
+
+# ----------------------------------------------------------------------------------------
+# Cumulative reductions
+# ----------------------------------------------------------------------------------------
+
+
+def _cum_abstract_eval(name, accepted):
+    def rule(x, *, axis, reverse):
+        check_accepted(name, x, accepted, None)
+        if not 0 <= axis < max(x.ndim, 1):
+            raise ValueError(f"axis {axis} is out of bounds for array of shape {x.shape}")
+        return ShapedArray(x.shape, x.dtype, x.weak_type)
+    return rule
+
+
+def _np_cum(np_fn):
+    def impl(x, *, axis, reverse):
+        if x.ndim == 0:
+            return x
+        if reverse:
+            return np.flip(np_fn(np.flip(x, axis), axis=axis), axis)
+        return np_fn(x, axis=axis)
+    return impl
+
+
+def _np_cumlogsumexp(x, axis):
+    return np.logaddexp.accumulate(x, axis=axis)
+
+
+def _prefix_scan(combine, identity, x, axis, reverse):
+    """Hillis–Steele inclusive scan with lax ops (used for JVPs and lowering)."""
+    n = np.shape(x)[axis]
+    nd = np.ndim(x)
+    if reverse:
+        x = shapes.rev(x, (axis,))
+    shift = 1
+    while shift < n:
+        cfg = [(0, 0, 0)] * nd
+        cfg[axis] = (shift, -shift, 0)
+        shifted = shapes.pad(x, identity, cfg)
+        x = combine(x, shifted)
+        shift *= 2
+    if reverse:
+        x = shapes.rev(x, (axis,))
+    return x
+
+
+def _cum_jvp(combine, identity_kind):
+    def make(prim):
+        def rule(primals, tangents, *, axis, reverse):
+            (x,), (t,) = primals, tangents
+            ans = prim.bind(x, axis=axis, reverse=reverse)
+            if type(t) is Zero:
+                return ans, Zero.from_primal_value(ans)
+            ident = _identity(core.get_aval(x).dtype, identity_kind)
+            fn = lambda v: _prefix_scan(combine, ident, v, axis, reverse)  # noqa: E731
+            _, t_out = ad.jvp_flat(lambda v: [fn(v)], [x], [t])
+            return ans, t_out[0]
+        return rule
+    return make
+
+
+def _cum_lower(combine_op, identity_kind):
+    def rule(ctx, x, *, axis, reverse):
+        fn, out = ctx.fn, ctx.avals_out[0]
+        n = x.aval.shape[axis] if x.aval.ndim else 1
+        if x.aval.ndim == 0:
+            return x
+        init = fn.const(_identity(x.aval.dtype, identity_kind), ShapedArray((), x.aval.dtype))
+        window = [1] * x.aval.ndim
+        window[axis] = n
+        pads = [[0, 0] for _ in range(x.aval.ndim)]
+        pads[axis] = [0, n - 1] if reverse else [n - 1, 0]
+        region = lowering.reducer_region(fn, combine_op, x.aval.dtype)
+        pad_attr = ", ".join(f"[{a}, {b}]" for a, b in pads)
+        attrs = (f"window_dimensions = {i64_array(window)}, "
+                 f"padding = dense<[{pad_attr}]> : tensor<{x.aval.ndim}x2xi64>")
+        return fn.op1("stablehlo.reduce_window", [x, init], out, attrs, [region])
+    return rule
+
+
+def _cum_transpose_sum(ct, x, *, axis, reverse):
+    if type(ct) is Zero:
+        return [Zero(x.aval)]
+    return [cumsum_p.bind(ct, axis=axis, reverse=not reverse)]
+
+
+def _cum_batch(prim):
+    def rule(axis_data, vals, dims, *, axis, reverse):
+        (x,), (d,) = vals, dims
+        return prim.bind(x, axis=axis + (d <= axis), reverse=reverse), d
+    return rule
+
+
+def _def_cum(name, accepted, np_fn, combine_op, kind, jvp, transpose):
+    prim = def_primitive(
+        name, abstract_eval=_cum_abstract_eval(name, accepted), impl=_np_cum(np_fn),
+        jvp=None if callable(jvp) else jvp, transpose=transpose, batch=None,
+        lower=_cum_lower(combine_op, kind))
+    batching.primitive_batchers[prim] = _cum_batch(prim)
+    if callable(jvp):
+        ad.primitive_jvps[prim] = jvp(prim)
+    return prim
+
+
+def _cumsum_jvp(prim):
+    def rule(primals, tangents, *, axis, reverse):
+        ans = prim.bind(primals[0], axis=axis, reverse=reverse)
+        t = tangents[0]
+        if type(t) is Zero:
+            return ans, Zero.from_primal_value(ans)
+        return ans, prim.bind(t, axis=axis, reverse=reverse)
+    return rule
+
+
+cumsum_p = _def_cum("cumsum", _num, np.cumsum, "stablehlo.add", "sum", _cumsum_jvp,
+                    _cum_transpose_sum)
+cumprod_p = _def_cum("cumprod", _num, np.cumprod, "stablehlo.multiply", "prod",
+                     _cum_jvp(lambda a, b: lax.mul(a, b), "prod"), NONLINEAR)
+cummax_p = _def_cum("cummax", _any, np.maximum.accumulate, "stablehlo.maximum", "max",
+                    _cum_jvp(lambda a, b: lax.max(a, b), "max"), NONLINEAR)
+cummin_p = _def_cum("cummin", _any, np.minimum.accumulate, "stablehlo.minimum", "min",
+                    _cum_jvp(lambda a, b: lax.min(a, b), "min"), NONLINEAR)
+
+
+def _logaddexp(a, b):
+    m = lax.max(a, b)
+    return lax.add(m, lax.log1p(lax.exp(lax.neg(lax.abs(lax.sub(a, b))))))
+
+
+def _cumlogsumexp_lower(ctx, x, *, axis, reverse):
+    from didax._src.interpreters import partial_eval as pe  # noqa: PLC0415
+
+    ident = np.array(-np.inf, x.aval.dtype)
+    jaxpr, _, consts = pe.trace_to_jaxpr_dynamic(
+        lambda v: [_prefix_scan(_logaddexp, ident, v, axis, reverse)], [x.aval], "lowering")
+    return lowering.lower_jaxpr_body(ctx.fn, jaxpr, consts, [x])[0]
+
+
+cumlogsumexp_p = def_primitive(
+    "cumlogsumexp", abstract_eval=_cum_abstract_eval("cumlogsumexp", _float),
+    impl=_np_cum(_np_cumlogsumexp), jvp=None, transpose=NONLINEAR, batch=None,
+    lower=_cumlogsumexp_lower)
+ad.primitive_jvps[cumlogsumexp_p] = _cum_jvp(_logaddexp, "max")(cumlogsumexp_p)
+batching.primitive_batchers[cumlogsumexp_p] = _cum_batch(cumlogsumexp_p)
+
+
+# ----------------------------------------------------------------------------------------
+# sort
+# ----------------------------------------------------------------------------------------
+
+
+def _sort_abstract_eval(*operands, dimension, is_stable, num_keys):
+    shape = operands[0].shape
+    if any(o.shape != shape for o in operands):
+        raise TypeError(f"sort arguments must all have the same shape, got "
+                        f"{[o.shape for o in operands]}")
+    if not 0 <= dimension < max(len(shape), 1):
+        raise ValueError(f"dimension {dimension} out of bounds for shape {shape}")
+    return [ShapedArray(o.shape, o.dtype, o.weak_type) for o in operands]
+
+
+def _sort_key(x):
+    """A key ordering like XLA's total order: -NaN < -inf < ... < -0 < 0 < ... < NaN."""
+    if dtypes.is_complex(x.dtype):
+        return [np.imag(x), np.real(x)]
+    return [x]
+
+
+def _sort_impl(*operands, dimension, is_stable, num_keys):
+    keys = operands[:num_keys]
+    if operands[0].ndim == 0:
+        return list(operands)
+    moved = [np.moveaxis(o, dimension, -1) for o in operands]
+    lex = []
+    for k in reversed([np.moveaxis(k, dimension, -1) for k in keys]):
+        lex.extend(_sort_key(k))
+    perm = np.lexsort(lex, axis=-1) if len(lex) > 1 else np.argsort(lex[0], axis=-1,
+                                                                     kind="stable")
+    outs = [np.take_along_axis(m, perm, axis=-1) for m in moved]
+    return [np.moveaxis(o, -1, dimension) for o in outs]
+
+
+def _sort_jvp(primals, tangents, *, dimension, is_stable, num_keys):
+    shape = np.shape(primals[0])
+    iota = shapes.broadcasted_iota(np.int32, shape, dimension) if shape else np.int32(0)
+    outs = sort_p.bind(*primals, iota, dimension=dimension, is_stable=is_stable,
+                       num_keys=num_keys)
+    perm = outs[-1]
+    sorted_primals = outs[:-1]
+    t_out = []
+    for t, p in zip(tangents, sorted_primals):
+        if type(t) is Zero:
+            t_out.append(Zero.from_primal_value(p))
+        else:
+            t_out.append(_take_along_axis(t, perm, dimension))
+    return sorted_primals, t_out
+
+
+def _take_along_axis(x, idx, axis):
+    from didax._src.lax.slicing import take_along_axis  # noqa: PLC0415
+
+    return take_along_axis(x, idx, axis)
+
+
+def _sort_batch(axis_data, vals, dims, *, dimension, is_stable, num_keys):
+    size = axis_data.size
+    vals = [batching.bdim_at_front(v, d, size) for v, d in zip(vals, dims)]
+    outs = sort_p.bind(*vals, dimension=dimension + 1, is_stable=is_stable, num_keys=num_keys)
+    return outs, [0] * len(outs)
+
+
+def _sort_lower(ctx, *xs, dimension, is_stable, num_keys):
+    fn = ctx.fn
+    scalars = [ShapedArray((), x.aval.dtype) for x in xs]
+
+    def body(b, args):
+        lt = None
+        eq = None
+        for k in range(num_keys):
+            a1, a2 = args[2 * k], args[2 * k + 1]
+            ctype = "TOTALORDER" if dtypes.is_float(a1.aval.dtype) else None
+            this_lt = lowering.compare_op(b, a1, a2, "LT", ctype=ctype)
+            if lt is None:
+                lt, eq = this_lt, lowering.compare_op(b, a1, a2, "EQ", ctype=ctype)
+            else:
+                both = b.op1("stablehlo.and", [eq, this_lt], lt.aval)
+                lt = b.op1("stablehlo.or", [lt, both], lt.aval)
+                eq = b.op1("stablehlo.and",
+                           [eq, lowering.compare_op(b, a1, a2, "EQ", ctype=ctype)], lt.aval)
+        return [lt]
+
+    arg_avals = [a for s in scalars for a in (s, s)]
+    region = fn.region(arg_avals, body)
+    stable = "true" if is_stable else "false"
+    return fn.op("stablehlo.sort", xs, [x.aval for x in xs],
+                 f"dimension = {dimension} : i64, is_stable = {stable}", [region])
+
+
+sort_p = def_primitive(
+    "sort", abstract_eval=_sort_abstract_eval, impl=_sort_impl, jvp=_sort_jvp,
+    transpose=NONLINEAR, batch=_sort_batch, lower=_sort_lower, multiple_results=True)
+
+
+# ----------------------------------------------------------------------------------------
+# dot_general
+# ----------------------------------------------------------------------------------------
+
+
+def _remaining(n, *removed):
+    drop = set(i for r in removed for i in r)
+    return [i for i in range(n) if i not in drop]
+
+
+def _dot_general_abstract_eval(lhs, rhs, *, dimension_numbers, precision,
+                               preferred_element_type, out_sharding):
+    (lc, rc), (lb, rb) = dimension_numbers
+    for dims, x, name in ((lc, lhs, "lhs"), (rc, rhs, "rhs"), (lb, lhs, "lhs"),
+                          (rb, rhs, "rhs")):
+        if any(not 0 <= d < x.ndim for d in dims):
+            raise TypeError(f"dot_general requires contracting and batch dimensions to be "
+                            f"in range for {name} of shape {x.shape}, got {dims}.")
+    if len(lb) != len(rb):
+        raise TypeError("dot_general requires equal numbers of lhs_batch and rhs_batch "
+                        f"dimensions, got lhs_batch {lb} and rhs_batch {rb}.")
+    if tuple(lhs.shape[d] for d in lb) != tuple(rhs.shape[d] for d in rb):
+        raise TypeError(f"dot_general requires lhs batch dimensions and rhs batch dimensions "
+                        f"to have the same shape, got {tuple(lhs.shape[d] for d in lb)} and "
+                        f"{tuple(rhs.shape[d] for d in rb)}.")
+    if len(lc) != len(rc) or tuple(lhs.shape[d] for d in lc) != tuple(rhs.shape[d]
+                                                                      for d in rc):
+        raise TypeError(f"dot_general requires contracting dimensions to have the same shape, "
+                        f"got {tuple(lhs.shape[d] for d in lc)} and "
+                        f"{tuple(rhs.shape[d] for d in rc)}.")
+    if lhs.dtype != rhs.dtype and preferred_element_type is None:
+        from didax._src.lax._define import check_same_dtypes  # noqa: PLC0415
+
+        check_same_dtypes("dot_general", lhs, rhs)
+    shape = (tuple(lhs.shape[d] for d in lb)
+             + tuple(lhs.shape[d] for d in _remaining(lhs.ndim, lc, lb))
+             + tuple(rhs.shape[d] for d in _remaining(rhs.ndim, rc, rb)))
+    dt = np.dtype(preferred_element_type) if preferred_element_type is not None else lhs.dtype
+    return ShapedArray(shape, dt, lhs.weak_type and rhs.weak_type)
+
+
+def _dot_general_impl(lhs, rhs, *, dimension_numbers, precision, preferred_element_type,
+                      out_sharding):
+    (lc, rc), (lb, rb) = dimension_numbers
+    letters = iter("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
+    ls = [next(letters) for _ in range(lhs.ndim)]
+    rs = [next(letters) for _ in range(rhs.ndim)]
+    for a, b in zip(lc, rc):
+        rs[b] = ls[a]
+    for a, b in zip(lb, rb):
+        rs[b] = ls[a]
+    out = ([ls[d] for d in lb] + [ls[d] for d in _remaining(lhs.ndim, lc, lb)]
+           + [rs[d] for d in _remaining(rhs.ndim, rc, rb)])
+    dt = np.dtype(preferred_element_type) if preferred_element_type is not None else lhs.dtype
+    if lhs.dtype != dt:
+        lhs = lhs.astype(dt)
+    if rhs.dtype != dt:
+        rhs = rhs.astype(dt)
+    spec = f"{''.join(ls)},{''.join(rs)}->{''.join(out)}"
+    if lhs.ndim == 2 and rhs.ndim == 2 and spec == "ab,bd->ad":
+        return lhs @ rhs
+    return np.einsum(spec, lhs, rhs, optimize=lhs.ndim + rhs.ndim > 4)
+
+
+def _ranges_like(*xs):
+    start = 0
+    for x in xs:
+        n = len(x)
+        yield list(range(start, start + n))
+        start += n
+
+
+def _dot_transpose_lhs(g, x, y, *, dimension_numbers, precision, preferred_element_type,
+                       out_sharding, swap_ans=False):
+    (x_contract, y_contract), (x_batch, y_batch) = dimension_numbers
+    x_aval = x.aval
+    x_ndim = x_aval.ndim
+    x_kept = _remaining(x_ndim, x_contract, x_batch)
+    y_kept = _remaining(np.ndim(y), y_contract, y_batch)
+    if swap_ans:
+        ans_batch, ans_y, _ = _ranges_like(x_batch, y_kept, x_kept)
+    else:
+        ans_batch, _, ans_y = _ranges_like(x_batch, x_kept, y_kept)
+    dims = ((ans_y, y_kept), (ans_batch, list(y_batch)))
+    x_contract_sorted_by_y = list(np.take(x_contract, np.argsort(y_contract)))
+    unsorted_axes = list(x_batch) + x_kept + x_contract_sorted_by_y
+    out_axes = np.argsort(unsorted_axes)
+    out = dot_general(g, y, dims, precision=precision,
+                      preferred_element_type=preferred_element_type)
+    x_bar = shapes.transpose(out, tuple(int(a) for a in out_axes))
+    if core.get_aval(x_bar).dtype != x_aval.dtype:
+        x_bar = lax._convert_element_type(x_bar, x_aval.dtype, x_aval.weak_type)
+    return x_bar
+
+
+def _dot_transpose_rhs(g, x, y, *, dimension_numbers, precision, preferred_element_type,
+                       out_sharding):
+    (x_contract, y_contract), (x_batch, y_batch) = dimension_numbers
+    swapped = ((y_contract, x_contract), (y_batch, x_batch))
+    return _dot_transpose_lhs(g, y, x, dimension_numbers=swapped, precision=precision,
+                              preferred_element_type=preferred_element_type,
+                              out_sharding=out_sharding, swap_ans=True)
+
+
+def _dot_batch(axis_data, vals, dims, *, dimension_numbers, precision,
+               preferred_element_type, out_sharding):
+    (lhs, rhs), (ld, rd) = vals, dims
+    (lc, rc), (lb, rb) = dimension_numbers
+
+    def shift(ds, bd):
+        return tuple(d + (bd is not None and d >= bd) for d in ds)
+
+    if ld is not None and rd is not None:
+        lhs = batching.moveaxis(lhs, ld, 0)
+        rhs = batching.moveaxis(rhs, rd, 0)
+        new = (((tuple(d + 1 for d in lc)), tuple(d + 1 for d in rc)),
+               ((0, *(d + 1 for d in lb)), (0, *(d + 1 for d in rb))))
+        out_d = 0
+    elif ld is not None:
+        new = ((shift(lc, ld), rc), (shift(lb, ld), rb))
+        kept = _remaining(np.ndim(lhs), new[0][0], new[1][0])
+        out_d = len(lb) + kept.index(ld)
+    else:
+        new = ((lc, shift(rc, rd)), (lb, shift(rb, rd)))
+        kept = _remaining(np.ndim(rhs), new[0][1], new[1][1])
+        n_lhs_kept = np.ndim(lhs) - len(lc) - len(lb)
+        out_d = len(lb) + n_lhs_kept + kept.index(rd)
+    out = dot_general_p.bind(lhs, rhs, dimension_numbers=new, precision=precision,
+                             preferred_element_type=preferred_element_type,
+                             out_sharding=None)
+    return out, out_d
+
+
+def _dot_general_lower(ctx, lhs, rhs, *, dimension_numbers, precision,
+                       preferred_element_type, out_sharding):
+    (lc, rc), (lb, rb) = dimension_numbers
+    out = ctx.avals_out[0]
+    fn = ctx.fn
+    if lhs.aval.dtype != out.dtype:
+        lhs = lowering.convert(fn, lhs, out.dtype)
+    if rhs.aval.dtype != out.dtype:
+        rhs = lowering.convert(fn, rhs, out.dtype)
+    attr = (f"dot_dimension_numbers = #stablehlo.dot<lhs_batching_dimensions = "
+            f"[{', '.join(map(str, lb))}], rhs_batching_dimensions = "
+            f"[{', '.join(map(str, rb))}], lhs_contracting_dimensions = "
+            f"[{', '.join(map(str, lc))}], rhs_contracting_dimensions = "
+            f"[{', '.join(map(str, rc))}]>")
+    return fn.op1("stablehlo.dot_general", [lhs, rhs], out, attr)
+
+
+def _dot_general_pp(eqn, context, settings):
+    params = {k: v for k, v in eqn.params.items() if v is not None}
+    (lc, rc), (lb, rb) = eqn.params["dimension_numbers"]
+    params["dimension_numbers"] = ((list(lc), list(rc)), (list(lb), list(rb)))
+    params.pop("out_sharding", None)
+    return core.pp_eqn_default(eqn, context, settings, sorted(params.items()))
+
+
+dot_general_p = def_primitive(
+    "dot_general", abstract_eval=_dot_general_abstract_eval, impl=_dot_general_impl,
+    jvp=None, transpose=None, batch=_dot_batch, lower=_dot_general_lower, pp=_dot_general_pp)
+ad.defbilinear(dot_general_p, _dot_transpose_lhs, _dot_transpose_rhs)
+
+
+def dot_general(lhs, rhs, dimension_numbers, precision=None, preferred_element_type=None,
+                out_sharding=None):
+    (lc, rc), (lb, rb) = dimension_numbers
+    dn = ((tuple(int(d) for d in lc), tuple(int(d) for d in rc)),
+          (tuple(int(d) for d in lb), tuple(int(d) for d in rb)))
+    if preferred_element_type is not None:
+        preferred_element_type = dtypes.canonicalize_dtype(np.dtype(preferred_element_type))
+    return dot_general_p.bind(lhs, rhs, dimension_numbers=dn, precision=precision,
+                              preferred_element_type=preferred_element_type,
+                              out_sharding=out_sharding)
+
+
+def dot(lhs, rhs, precision=None, preferred_element_type=None):
+    nl, nr = np.ndim(lhs), np.ndim(rhs)
+    if nl not in (1, 2) or nr not in (1, 2):
+        raise TypeError(f"Incompatible shapes for dot: got {np.shape(lhs)} and "
+                        f"{np.shape(rhs)}.")
+    return dot_general(lhs, rhs, (((nl - 1,), (0,)), ((), ())), precision,
+                       preferred_element_type)
+
+
+# ----------------------------------------------------------------------------------------
+# Wrappers
+# ----------------------------------------------------------------------------------------
+
+
+def _axes(axes) -> tuple[int, ...]:
+    return tuple(operator.index(a) for a in axes)
+
+
+def reduce_sum(operand, axes: Sequence[int]):
+    return reduce_sum_p.bind(operand, axes=_axes(axes), out_sharding=None)
+
+
+def reduce_max(operand, axes):
+    return reduce_max_p.bind(operand, axes=_axes(axes))
+
+
+def reduce_min(operand, axes):
+    return reduce_min_p.bind(operand, axes=_axes(axes))
+
+
+def reduce_prod(operand, axes):
+    return reduce_prod_p.bind(operand, axes=_axes(axes))
+
+
+def reduce_and(operand, axes):
+    return reduce_and_p.bind(operand, axes=_axes(axes))
+
+
+def reduce_or(operand, axes):
+    return reduce_or_p.bind(operand, axes=_axes(axes))
+
+
+def reduce_xor(operand, axes):
+    return reduce_xor_p.bind(operand, axes=_axes(axes))
+
+
+def argmax(operand, axis: int, index_dtype):
+    return argmax_p.bind(operand, axes=(int(axis),),
+                         index_dtype=dtypes.canonicalize_dtype(np.dtype(index_dtype)))
+
+
+def argmin(operand, axis: int, index_dtype):
+    return argmin_p.bind(operand, axes=(int(axis),),
+                         index_dtype=dtypes.canonicalize_dtype(np.dtype(index_dtype)))
+
+
+def _cum(prim):
+    def f(operand, axis: int = 0, reverse: bool = False):
+        axis = shapes.canonicalize_axis(axis, max(np.ndim(operand), 1))
+        return prim.bind(operand, axis=axis, reverse=bool(reverse))
+    f.__name__ = prim.name
+    return f
+
+
+cumsum = _cum(cumsum_p)
+cumprod = _cum(cumprod_p)
+cummax = _cum(cummax_p)
+cummin = _cum(cummin_p)
+cumlogsumexp = _cum(cumlogsumexp_p)
+
+
+def sort(operand, dimension: int = -1, is_stable: bool = True, num_keys: int = 1):
+    if isinstance(operand, (tuple, list)):
+        ops = list(operand)
+        dimension = shapes.canonicalize_axis(dimension, max(np.ndim(ops[0]), 1))
+        return tuple(sort_p.bind(*ops, dimension=dimension, is_stable=bool(is_stable),
+                                 num_keys=int(num_keys)))
+    dimension = shapes.canonicalize_axis(dimension, max(np.ndim(operand), 1))
+    return sort_p.bind(operand, dimension=dimension, is_stable=bool(is_stable),
+                       num_keys=1)[0]
+
+
+def sort_key_val(keys, values, dimension: int = -1, is_stable: bool = True):
+    dimension = shapes.canonicalize_axis(dimension, max(np.ndim(keys), 1))
+    k, v = sort_p.bind(keys, values, dimension=dimension, is_stable=is_stable, num_keys=1)
+    return k, v

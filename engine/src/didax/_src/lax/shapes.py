@@ -1,0 +1,966 @@
+"""Structural primitives of `didax.lax`: broadcast_in_dim, reshape, squeeze, transpose, rev,
+concatenate, split, pad, slice, dynamic_slice, dynamic_update_slice and iota — each declared
+once with all its rules — plus `full`/`full_like`/`broadcast`/`expand_dims` helpers.
+
+May import core, dtypes, the interpreters, lax._define and lax.lax.
+"""
+
+from __future__ import annotations
+
+import builtins
+import operator
+from collections.abc import Sequence
+
+import numpy as np
+
+from didax._src import core, dtypes
+from didax._src.core import ShapedArray, Tracer
+from didax._src.interpreters import ad, batching, lowering
+from didax._src.interpreters.ad import Zero
+from didax._src.interpreters.lowering import i64_array
+from didax._src.lax import lax
+from didax._src.lax._define import (
+    NONLINEAR,
+    ZERO_JVP,
+    check_same_dtypes,
+    def_primitive,
+    unsupported,
+)
+
+
+def _shape_tuple(shape) -> tuple[int, ...]:
+    try:
+        return tuple(operator.index(d) for d in shape)
+    except TypeError:
+        return tuple(int(core.concrete_or_error(operator.index, d, "shape")) for d in shape)
+
+
+def _linear(prim):
+    """JVP of a primitive linear in its first operand (the others are indices/static)."""
+
+    def rule(primals, tangents, **params):
+        ans = prim.bind(*primals, **params)
+        t = tangents[0]
+        if type(t) is Zero:
+            return ans, Zero.from_primal_value(ans)
+        return ans, prim.bind(t, *primals[1:], **params)
+    return rule
+
+
+# ----------------------------------------------------------------------------------------
+# broadcast_in_dim
+# ----------------------------------------------------------------------------------------
+
+
+def _bid_abstract_eval(x, *, shape, broadcast_dimensions, sharding):
+    bd = broadcast_dimensions
+    if len(bd) != x.ndim:
+        raise TypeError(f"broadcast_in_dim broadcast_dimensions must have length equal to "
+                        f"operand ndim; got broadcast_dimensions {bd} for operand ndim "
+                        f"{x.ndim}.")
+    if x.ndim > len(shape):
+        raise TypeError(f"broadcast_in_dim target broadcast shape must have equal or higher "
+                        f"rank to the operand shape; got operand ndim {x.ndim} and target "
+                        f"broadcast ndim {len(shape)}.")
+    if any(not (x.shape[i] == 1 or x.shape[i] == shape[d]) for i, d in enumerate(bd)):
+        raise TypeError(f"broadcast_in_dim operand dimension sizes must either be 1, or be "
+                        f"equal to their corresponding dimensions in the target broadcast "
+                        f"shape; got operand of shape {x.shape}, target broadcast shape "
+                        f"{shape}, broadcast_dimensions {bd} ")
+    if any(b <= a for a, b in zip(bd, bd[1:])):
+        raise TypeError(f"broadcast_in_dim broadcast_dimensions must be strictly increasing; "
+                        f"got broadcast_dimensions {bd}")
+    return ShapedArray(shape, x.dtype, x.weak_type)
+
+
+def _bid_impl(x, *, shape, broadcast_dimensions, sharding):
+    expanded = [1] * len(shape)
+    for i, d in enumerate(broadcast_dimensions):
+        expanded[d] = x.shape[i]
+    return np.broadcast_to(x.reshape(expanded), shape)
+
+
+def _bid_transpose(ct, x, *, shape, broadcast_dimensions, sharding):
+    if type(ct) is Zero:
+        return [Zero(x.aval)]
+    in_shape = x.aval.shape
+    unit = tuple(i for i, d in enumerate(broadcast_dimensions)
+                 if in_shape[i] == 1 and shape[d] != 1)
+    bdims = tuple(np.delete(np.arange(len(shape)), broadcast_dimensions))
+    axes = tuple(sorted(bdims + tuple(broadcast_dimensions[i] for i in unit)))
+    out = reduce_sum(ct, tuple(int(a) for a in axes)) if axes else ct
+    if unit:
+        out = reshape(out, in_shape)
+    return [out]
+
+
+def _bid_batch(axis_data, vals, dims, *, shape, broadcast_dimensions, sharding):
+    (x,), (d,) = vals, dims
+    x = batching.moveaxis(x, d, 0)
+    new_shape = (np.shape(x)[0], *shape)
+    new_bd = (0, *(b + 1 for b in broadcast_dimensions))
+    return broadcast_in_dim_p.bind(x, shape=new_shape, broadcast_dimensions=new_bd,
+                                   sharding=None), 0
+
+
+def _bid_lower(ctx, x, *, shape, broadcast_dimensions, sharding):
+    return ctx.fn.op1("stablehlo.broadcast_in_dim", [x], ctx.avals_out[0],
+                      f"broadcast_dimensions = {i64_array(broadcast_dimensions)}")
+
+
+def _bid_pp(eqn, context, settings):
+    params = dict(eqn.params)
+    if not params["broadcast_dimensions"]:
+        del params["broadcast_dimensions"]
+    del params["shape"]
+    params.pop("sharding", None)
+    return core.pp_eqn_default(eqn, context, settings, sorted(params.items()))
+
+
+broadcast_in_dim_p = def_primitive(
+    "broadcast_in_dim", abstract_eval=_bid_abstract_eval, impl=_bid_impl, jvp=None,
+    transpose=_bid_transpose, batch=_bid_batch, lower=_bid_lower, pp=_bid_pp)
+ad.primitive_jvps[broadcast_in_dim_p] = _linear(broadcast_in_dim_p)
+
+
+def broadcast_in_dim(operand, shape, broadcast_dimensions):
+    shape = _shape_tuple(shape)
+    bd = tuple(int(d) for d in broadcast_dimensions)
+    aval = core.get_aval(operand)
+    if aval.shape == shape and bd == tuple(range(len(shape))) and not isinstance(operand,
+                                                                                Tracer):
+        if not core.is_literalable(operand) or shape:
+            return operand
+    return broadcast_in_dim_p.bind(operand, shape=shape, broadcast_dimensions=bd,
+                                   sharding=None)
+
+
+def broadcast(operand, sizes):
+    """Prepends dimensions of the given sizes."""
+    sizes = _shape_tuple(sizes)
+    if not sizes:
+        return operand
+    nd = np.ndim(operand)
+    dims = tuple(range(len(sizes), len(sizes) + nd))
+    return broadcast_in_dim(operand, sizes + tuple(np.shape(operand)), dims)
+
+
+def broadcast_to_rank(x, rank: int):
+    nd = np.ndim(x)
+    if nd >= rank:
+        return x
+    return broadcast(x, (1,) * (rank - nd))
+
+
+def expand_dims(array, dimensions: Sequence[int]):
+    """Inserts size-1 axes (a broadcast_in_dim, as JAX does)."""
+    ndim_out = np.ndim(array) + len(dimensions)
+    dims = sorted(d % ndim_out if d < 0 else d for d in dimensions)
+    shape = list(np.shape(array))
+    for d in dims:
+        shape.insert(d, 1)
+    bd = tuple(i for i in range(ndim_out) if i not in dims)
+    return broadcast_in_dim_p.bind(array, shape=tuple(shape), broadcast_dimensions=bd,
+                                   sharding=None)
+
+
+def full(shape, fill_value, dtype=None):
+    """An array of `shape` filled with fill_value (a literal scalar when shape is ())."""
+    shape = _shape_tuple(shape)
+    if dtype is None:
+        dtype = dtypes.dtype(fill_value, canonicalize=True)
+    dtype = dtypes.canonicalize_dtype(np.dtype(dtype))
+    if isinstance(fill_value, Tracer):
+        fill = lax.convert_element_type(fill_value, dtype)
+    else:
+        fill = np.array(np.asarray(fill_value), dtype)[()]
+        fill = np.asarray(fill, dtype)
+    if not shape:
+        return fill
+    return broadcast_in_dim_p.bind(fill, shape=shape, broadcast_dimensions=(), sharding=None)
+
+
+def full_like(x, fill_value, dtype=None, shape=None):
+    aval = core.get_aval(x)
+    return full(aval.shape if shape is None else shape, fill_value,
+                aval.dtype if dtype is None else dtype)
+
+
+def zeros_like_array(x):
+    return full_like(x, 0)
+
+
+ad.zeros_like_aval_impl = lambda aval: full(aval.shape, 0, aval.dtype)
+
+# ----------------------------------------------------------------------------------------
+# reshape / squeeze / transpose / rev
+# ----------------------------------------------------------------------------------------
+
+
+def _reshape_abstract_eval(x, *, new_sizes, dimensions, sharding):
+    if any(d < 0 for d in new_sizes):
+        raise TypeError(f"reshape new_sizes must all be positive, got {new_sizes}.")
+    if core._prod(new_sizes) != x.size:
+        raise TypeError(f"reshape total size must be unchanged, got new_sizes {new_sizes} "
+                        f"(of total size {core._prod(new_sizes)}) for shape {x.shape} (of "
+                        f"total size {x.size}).")
+    if dimensions is not None and set(dimensions) != set(range(x.ndim)):
+        raise TypeError(f"reshape dimensions must be a permutation of operand dimensions, "
+                        f"got dimensions {dimensions} for shape {x.shape}.")
+    return ShapedArray(new_sizes, x.dtype, x.weak_type)
+
+
+def _reshape_impl(x, *, new_sizes, dimensions, sharding):
+    if dimensions is not None:
+        x = np.transpose(x, dimensions)
+    return x.reshape(new_sizes)
+
+
+def _reshape_transpose(ct, x, *, new_sizes, dimensions, sharding):
+    if type(ct) is Zero:
+        return [Zero(x.aval)]
+    if dimensions is None:
+        return [reshape(ct, x.aval.shape)]
+    inv = np.argsort(dimensions)
+    permuted = tuple(np.take(x.aval.shape, dimensions))
+    return [transpose(reshape(ct, permuted), tuple(int(i) for i in inv))]
+
+
+def _reshape_batch(axis_data, vals, dims, *, new_sizes, dimensions, sharding):
+    (x,), (d,) = vals, dims
+    x = batching.moveaxis(x, d, 0)
+    if dimensions is not None:
+        dimensions = (0, *(i + 1 for i in dimensions))
+    return reshape_p.bind(x, new_sizes=(np.shape(x)[0], *new_sizes), dimensions=dimensions,
+                          sharding=None), 0
+
+
+def _reshape_lower(ctx, x, *, new_sizes, dimensions, sharding):
+    if dimensions is not None:
+        perm_aval = ShapedArray(tuple(np.take(x.aval.shape, dimensions)), x.aval.dtype)
+        x = ctx.fn.op1("stablehlo.transpose", [x], perm_aval,
+                       f"permutation = {i64_array(dimensions)}")
+    return ctx.fn.op1("stablehlo.reshape", [x], ctx.avals_out[0])
+
+
+reshape_p = def_primitive(
+    "reshape", abstract_eval=_reshape_abstract_eval, impl=_reshape_impl, jvp=None,
+    transpose=_reshape_transpose, batch=_reshape_batch, lower=_reshape_lower)
+ad.primitive_jvps[reshape_p] = _linear(reshape_p)
+
+
+def reshape(operand, new_sizes, dimensions=None):
+    new_sizes = _shape_tuple(new_sizes)
+    dims = None if dimensions is None else tuple(int(d) for d in dimensions)
+    aval = core.get_aval(operand)
+    if dims is not None and dims == tuple(range(aval.ndim)):
+        dims = None
+    if aval.shape == new_sizes and dims is None and not isinstance(operand, Tracer):
+        return operand
+    if aval.shape == new_sizes and dims is None:
+        return operand
+    return reshape_p.bind(operand, new_sizes=new_sizes, dimensions=dims, sharding=None)
+
+
+def _squeeze_abstract_eval(x, *, dimensions):
+    for d in dimensions:
+        if not 0 <= d < x.ndim:
+            raise ValueError(f"dimensions outside range [0, ndim): {dimensions}")
+        if x.shape[d] != 1:
+            raise ValueError(f"cannot select an axis to squeeze out which has size not equal "
+                             f"to one, got shape={x.shape} and dimensions={dimensions}")
+    shape = tuple(s for i, s in enumerate(x.shape) if i not in dimensions)
+    return ShapedArray(shape, x.dtype, x.weak_type)
+
+
+def _squeeze_batch(axis_data, vals, dims, *, dimensions):
+    (x,), (d,) = vals, dims
+    x = batching.moveaxis(x, d, 0)
+    return squeeze_p.bind(x, dimensions=tuple(i + 1 for i in dimensions)), 0
+
+
+squeeze_p = def_primitive(
+    "squeeze", abstract_eval=_squeeze_abstract_eval,
+    impl=lambda x, *, dimensions: np.squeeze(x, tuple(dimensions)) if dimensions else x,
+    jvp=None,
+    transpose=lambda ct, x, *, dimensions: [Zero(x.aval) if type(ct) is Zero
+                                            else expand_dims(ct, dimensions)],
+    batch=_squeeze_batch,
+    lower=lambda ctx, x, *, dimensions: ctx.fn.op1("stablehlo.reshape", [x],
+                                                   ctx.avals_out[0]))
+ad.primitive_jvps[squeeze_p] = _linear(squeeze_p)
+
+
+def squeeze(array, dimensions: Sequence[int]):
+    ndim = np.ndim(array)
+    dims = tuple(sorted(canonicalize_axis(d, ndim) for d in dimensions))
+    if not dims:
+        return array
+    return squeeze_p.bind(array, dimensions=dims)
+
+
+def canonicalize_axis(axis, ndim):
+    axis = operator.index(axis)
+    if not -ndim <= axis < ndim:
+        raise ValueError(f"axis {axis} is out of bounds for array of dimension {ndim}")
+    return axis % ndim if axis < 0 else axis
+
+
+def _transpose_abstract_eval(x, *, permutation):
+    if tuple(sorted(permutation)) != tuple(range(x.ndim)):
+        raise TypeError(f"transpose permutation isn't a permutation of operand dimensions, "
+                        f"got permutation {permutation} for operand shape {x.shape}.")
+    return ShapedArray(tuple(x.shape[p] for p in permutation), x.dtype, x.weak_type)
+
+
+def _transpose_batch(axis_data, vals, dims, *, permutation):
+    (x,), (d,) = vals, dims
+    perm = (d, *(p + (p >= d) for p in permutation))
+    return transpose_p.bind(x, permutation=perm), 0
+
+
+transpose_p = def_primitive(
+    "transpose", abstract_eval=_transpose_abstract_eval,
+    impl=lambda x, *, permutation: np.transpose(x, permutation), jvp=None,
+    transpose=lambda ct, x, *, permutation: [
+        Zero(x.aval) if type(ct) is Zero
+        else transpose(ct, tuple(int(i) for i in np.argsort(permutation)))],
+    batch=_transpose_batch,
+    lower=lambda ctx, x, *, permutation: ctx.fn.op1(
+        "stablehlo.transpose", [x], ctx.avals_out[0],
+        f"permutation = {i64_array(permutation)}"))
+ad.primitive_jvps[transpose_p] = _linear(transpose_p)
+
+
+def transpose(operand, permutation):
+    permutation = tuple(operator.index(p) for p in permutation)
+    if permutation == tuple(range(np.ndim(operand))):
+        return operand
+    return transpose_p.bind(operand, permutation=permutation)
+
+
+def _rev_abstract_eval(x, *, dimensions):
+    if len(set(dimensions)) != len(dimensions):
+        raise TypeError(f"rev dimensions must be unique, got {dimensions}")
+    if any(not 0 <= d < x.ndim for d in dimensions):
+        raise TypeError(f"rev dimensions must all be >= 0 and < operand ndim, got "
+                        f"{dimensions} for operand ndim {x.ndim}")
+    return ShapedArray(x.shape, x.dtype, x.weak_type)
+
+
+def _rev_batch(axis_data, vals, dims, *, dimensions):
+    (x,), (d,) = vals, dims
+    return rev_p.bind(x, dimensions=tuple(i + (i >= d) for i in dimensions)), d
+
+
+rev_p = def_primitive(
+    "rev", abstract_eval=_rev_abstract_eval,
+    impl=lambda x, *, dimensions: np.flip(x, dimensions) if dimensions else x, jvp=None,
+    transpose=lambda ct, x, *, dimensions: [Zero(x.aval) if type(ct) is Zero
+                                            else rev(ct, dimensions)],
+    batch=_rev_batch,
+    lower=lambda ctx, x, *, dimensions: ctx.fn.op1(
+        "stablehlo.reverse", [x], ctx.avals_out[0], f"dimensions = {i64_array(dimensions)}"))
+ad.primitive_jvps[rev_p] = _linear(rev_p)
+
+
+def rev(operand, dimensions):
+    return rev_p.bind(operand, dimensions=tuple(operator.index(d) for d in dimensions))
+
+
+# ----------------------------------------------------------------------------------------
+# concatenate / split
+# ----------------------------------------------------------------------------------------
+
+
+def _concat_abstract_eval(*xs, dimension):
+    if not xs:
+        raise TypeError("concatenate requires a non-empty sequence of operands")
+    nd = xs[0].ndim
+    if any(x.ndim != nd for x in xs):
+        raise TypeError(f"Cannot concatenate arrays with different numbers of dimensions: "
+                        f"got {', '.join(str(x.shape) for x in xs)}.")
+    if not 0 <= dimension < nd:
+        raise TypeError(f"concatenate dimension out of bounds: dimension {dimension} for "
+                        f"shapes {', '.join(str(x.shape) for x in xs)}.")
+    for x in xs[1:]:
+        if any(a != b for i, (a, b) in enumerate(zip(x.shape, xs[0].shape)) if i != dimension):
+            raise TypeError(f"Cannot concatenate arrays with shapes that differ in dimensions "
+                            f"other than the one being concatenated: concatenating along "
+                            f"dimension {dimension} for shapes "
+                            f"{', '.join(str(x.shape) for x in xs)}.")
+    check_same_dtypes("concatenate", *xs)
+    shape = list(xs[0].shape)
+    shape[dimension] = sum(x.shape[dimension] for x in xs)
+    return ShapedArray(shape, xs[0].dtype, all(x.weak_type for x in xs))
+
+
+def _concat_jvp(primals, tangents, *, dimension):
+    ans = concatenate_p.bind(*primals, dimension=dimension)
+    if all(type(t) is Zero for t in tangents):
+        return ans, Zero.from_primal_value(ans)
+    ts = [ad.instantiate_zeros(t) for t in tangents]
+    return ans, concatenate_p.bind(*ts, dimension=dimension)
+
+
+def _concat_transpose(ct, *xs, dimension):
+    if type(ct) is Zero:
+        return [Zero(x.aval) if ad.is_undefined_primal(x) else None for x in xs]
+    sizes = tuple(x.aval.shape[dimension] if ad.is_undefined_primal(x)
+                  else np.shape(x)[dimension] for x in xs)
+    parts = split_p.bind(ct, sizes=sizes, axis=dimension)
+    return [p if ad.is_undefined_primal(x) else None for p, x in zip(parts, xs)]
+
+
+def _concat_batch(axis_data, vals, dims, *, dimension):
+    size = axis_data.size
+    xs = [batching.bdim_at_front(x, d, size) for x, d in zip(vals, dims)]
+    return concatenate_p.bind(*xs, dimension=dimension + 1), 0
+
+
+concatenate_p = def_primitive(
+    "concatenate", abstract_eval=_concat_abstract_eval,
+    impl=lambda *xs, dimension: np.concatenate(xs, axis=dimension), jvp=_concat_jvp,
+    transpose=_concat_transpose, batch=_concat_batch,
+    lower=lambda ctx, *xs, dimension: ctx.fn.op1(
+        "stablehlo.concatenate", xs, ctx.avals_out[0], f"dimension = {dimension} : i64"))
+
+
+def concatenate(operands, dimension: int):
+    operands = list(operands)
+    if len(operands) == 1:
+        return operands[0]
+    return concatenate_p.bind(*operands, dimension=operator.index(dimension))
+
+
+def _split_abstract_eval(x, *, sizes, axis):
+    if not 0 <= axis < x.ndim:
+        raise ValueError(f"axis {axis} is out of bounds for array of dimension {x.ndim}")
+    if sum(sizes) != x.shape[axis]:
+        raise ValueError(f"Sum of sizes {sum(sizes)} must be equal to dimension {axis} of the "
+                         f"operand shape {x.shape}")
+    outs = []
+    for s in sizes:
+        shape = list(x.shape)
+        shape[axis] = s
+        outs.append(ShapedArray(shape, x.dtype, x.weak_type))
+    return outs
+
+
+def _split_impl(x, *, sizes, axis):
+    return np.split(x, np.cumsum(sizes)[:-1], axis=axis)
+
+
+def _split_jvp(primals, tangents, *, sizes, axis):
+    ans = split_p.bind(primals[0], sizes=sizes, axis=axis)
+    if type(tangents[0]) is Zero:
+        return ans, [Zero.from_primal_value(a) for a in ans]
+    return ans, split_p.bind(tangents[0], sizes=sizes, axis=axis)
+
+
+def _split_transpose(cts, x, *, sizes, axis):
+    parts = []
+    for ct, s in zip(cts, sizes):
+        if type(ct) is Zero:
+            shape = list(x.aval.shape)
+            shape[axis] = s
+            ct = full(shape, 0, x.aval.dtype)
+        parts.append(ct)
+    return [concatenate_p.bind(*parts, dimension=axis)]
+
+
+def _split_lower(ctx, x, *, sizes, axis):
+    outs, start = [], 0
+    for s, aval in zip(sizes, ctx.avals_out):
+        starts = [0] * x.aval.ndim
+        limits = list(x.aval.shape)
+        starts[axis], limits[axis] = start, start + s
+        outs.append(ctx.fn.op1("stablehlo.slice", [x], aval,
+                               f"start_indices = {i64_array(starts)}, limit_indices = "
+                               f"{i64_array(limits)}, strides = {i64_array([1] * len(limits))}"))
+        start += s
+    return outs
+
+
+split_p = def_primitive(
+    "split", abstract_eval=_split_abstract_eval, impl=_split_impl, jvp=_split_jvp,
+    transpose=_split_transpose,
+    batch=lambda axis_data, vals, dims, *, sizes, axis: (
+        split_p.bind(vals[0], sizes=sizes, axis=axis + (dims[0] <= axis)),
+        [dims[0]] * len(sizes)),
+    lower=_split_lower, multiple_results=True)
+
+
+def split(operand, sizes, axis: int = 0):
+    return split_p.bind(operand, sizes=tuple(int(s) for s in sizes), axis=int(axis))
+
+
+# ----------------------------------------------------------------------------------------
+# pad / slice
+# ----------------------------------------------------------------------------------------
+
+
+def _pad_abstract_eval(x, pv, *, padding_config):
+    if pv.shape != ():
+        raise TypeError(f"padding_value must be a scalar; got {pv.shape}")
+    if x.dtype != pv.dtype:
+        raise TypeError(f"pad operand and padding_value must be same dtype: got "
+                        f"{x.dtype.name} and {pv.dtype.name}.")
+    if len(padding_config) != x.ndim:
+        raise ValueError(f"length of padding_config must equal the number of axes of operand, "
+                         f"got padding_config {padding_config} for operand shape {x.shape}")
+    shape = []
+    for d, (lo, hi, interior) in zip(x.shape, padding_config):
+        if interior < 0:
+            raise ValueError(f"interior padding in padding_config must be nonnegative, got "
+                             f"padding_config {padding_config}")
+        n = d + lo + hi + max(d - 1, 0) * interior
+        if n < 0:
+            raise ValueError(f"Dimension size after padding is not at least 0, got result "
+                             f"shape {n} for padding_config {padding_config}")
+        shape.append(int(n))
+    return ShapedArray(shape, x.dtype, x.weak_type)
+
+
+def _pad_impl(x, pv, *, padding_config):
+    for ax, (lo, hi, interior) in enumerate(padding_config):
+        lo, hi, interior = int(lo), int(hi), int(interior)
+        if interior:
+            n = x.shape[ax]
+            shape = list(x.shape)
+            shape[ax] = n + max(n - 1, 0) * interior
+            out = np.full(shape, pv, x.dtype)
+            idx = [slice(None)] * x.ndim
+            idx[ax] = slice(None, None, interior + 1)
+            out[tuple(idx)] = x
+            x = out
+        if lo < 0 or hi < 0:
+            idx = [slice(None)] * x.ndim
+            idx[ax] = slice(max(-lo, 0), x.shape[ax] - max(-hi, 0))
+            x = x[tuple(idx)]
+        widths = [(0, 0)] * x.ndim
+        widths[ax] = (max(lo, 0), max(hi, 0))
+        x = np.pad(x, widths, constant_values=pv)
+    return x
+
+
+def _pad_transpose(ct, x, pv, *, padding_config):
+    lin_x, lin_pv = ad.is_undefined_primal(x), ad.is_undefined_primal(pv)
+    if type(ct) is Zero:
+        return [Zero(x.aval) if lin_x else None, Zero(pv.aval) if lin_pv else None]
+    lo, hi, interior = zip(*padding_config)
+    neg_cfg = tuple(zip(np.negative(lo), np.negative(hi), (0,) * len(lo)))
+    unpadded = pad(ct, np.array(0, ct.dtype)[()], neg_cfg)
+    t_x = slice(unpadded, (0,) * len(lo), np.shape(unpadded),
+                tuple(int(i) + 1 for i in interior))
+    outs = [t_x if lin_x else None, None]
+    if lin_pv:
+        total = reduce_sum(ct, tuple(range(np.ndim(ct))))
+        inner = reduce_sum(t_x, tuple(range(np.ndim(t_x))))
+        outs[1] = lax.sub(total, inner)
+    return outs
+
+
+def _pad_jvp(primals, tangents, *, padding_config):
+    x, pv = primals
+    tx, tpv = tangents
+    ans = pad_p.bind(x, pv, padding_config=padding_config)
+    if type(tx) is Zero and type(tpv) is Zero:
+        return ans, Zero.from_primal_value(ans)
+    tx, tpv = ad.instantiate_zeros(tx), ad.instantiate_zeros(tpv)
+    return ans, pad_p.bind(tx, tpv, padding_config=padding_config)
+
+
+def _pad_batch(axis_data, vals, dims, *, padding_config):
+    (x, pv), (d, pd) = vals, dims
+    if pd is None:
+        cfg = list(padding_config)
+        cfg.insert(d, (0, 0, 0))
+        return pad_p.bind(x, pv, padding_config=tuple(cfg)), d
+    # A batched padding value: pad with zero, then select the padded positions.
+    size = axis_data.size
+    x = batching.bdim_at_front(x, d, size)
+    cfg = ((0, 0, 0), *padding_config)
+    zero = np.array(0, np.dtype(core.get_aval(x).dtype))[()]
+    padded = pad_p.bind(x, zero, padding_config=cfg)
+    mask = pad_p.bind(full(np.shape(x), True, np.bool_), np.False_, padding_config=cfg)
+    pvb = batching.moveaxis(pv, pd, 0)
+    pvb = broadcast_in_dim(pvb, np.shape(padded), (0,))
+    return lax.select(mask, padded, pvb), 0
+
+
+def _pad_lower(ctx, x, pv, *, padding_config):
+    lo, hi, interior = zip(*padding_config) if padding_config else ((), (), ())
+    return ctx.fn.op1("stablehlo.pad", [x, pv], ctx.avals_out[0],
+                      f"edge_padding_low = {i64_array(lo)}, edge_padding_high = "
+                      f"{i64_array(hi)}, interior_padding = {i64_array(interior)}")
+
+
+pad_p = def_primitive(
+    "pad", abstract_eval=_pad_abstract_eval, impl=_pad_impl, jvp=_pad_jvp,
+    transpose=_pad_transpose, batch=_pad_batch, lower=_pad_lower)
+
+
+def pad(operand, padding_value, padding_config):
+    cfg = tuple(tuple(c) for c in padding_config)
+    return pad_p.bind(operand, padding_value, padding_config=cfg)
+
+
+def _slice_abstract_eval(x, *, start_indices, limit_indices, strides):
+    n = x.ndim
+    if len(start_indices) != n or len(limit_indices) != n:
+        raise TypeError(f"slice start_indices must have length equal to the number of "
+                        f"dimensions of the operand, got indices {start_indices} for operand "
+                        f"shape {x.shape}.")
+    if any(l > s for l, s in zip(limit_indices, x.shape)):
+        raise TypeError(f"slice slice_sizes must be less than or equal to operand shape, got "
+                        f"slice_sizes {tuple(limit_indices)} for operand shape {x.shape}.")
+    if any(s < 0 for s in start_indices) or any(l < s for s, l in
+                                                 zip(start_indices, limit_indices)):
+        raise TypeError(f"slice limit_indices must be greater than or equal to "
+                        f"start_indices, got start_indices {start_indices} and "
+                        f"limit_indices {limit_indices}.")
+    st = strides or (1,) * n
+    shape = tuple(max(0, -(-(l - s) // k)) for s, l, k in zip(start_indices, limit_indices, st))
+    return ShapedArray(shape, x.dtype, x.weak_type)
+
+
+def _slice_impl(x, *, start_indices, limit_indices, strides):
+    st = strides or (1,) * x.ndim
+    return x[tuple(slice(s, l, k) for s, l, k in zip(start_indices, limit_indices, st))]
+
+
+def _slice_transpose(ct, x, *, start_indices, limit_indices, strides):
+    shape = x.aval.shape
+    if type(ct) is Zero:
+        return [Zero(x.aval)]
+    if strides is None or all(s == 1 for s in strides):
+        pads = tuple(zip(start_indices, np.subtract(shape, limit_indices), (0,) * len(shape)))
+    else:
+        real_limits = np.add(start_indices, np.where(
+            np.array(np.shape(ct)) == 0, 0,
+            np.add(1, np.multiply(np.subtract(np.shape(ct), 1), strides))))
+        pads = tuple(zip(start_indices, np.subtract(shape, real_limits),
+                         np.subtract(strides, 1)))
+    return [pad(ct, np.array(0, x.aval.dtype)[()], pads)]
+
+
+def _slice_batch(axis_data, vals, dims, *, start_indices, limit_indices, strides):
+    (x,), (d,) = vals, dims
+    start = list(start_indices)
+    start.insert(d, 0)
+    limit = list(limit_indices)
+    limit.insert(d, np.shape(x)[d])
+    st = None
+    if strides is not None:
+        st = list(strides)
+        st.insert(d, 1)
+        st = tuple(st)
+    return slice_p.bind(x, start_indices=tuple(start), limit_indices=tuple(limit),
+                        strides=st), d
+
+
+def _slice_lower(ctx, x, *, start_indices, limit_indices, strides):
+    st = strides or (1,) * len(start_indices)
+    return ctx.fn.op1("stablehlo.slice", [x], ctx.avals_out[0],
+                      f"start_indices = {i64_array(start_indices)}, limit_indices = "
+                      f"{i64_array(limit_indices)}, strides = {i64_array(st)}")
+
+
+slice_p = def_primitive(
+    "slice", abstract_eval=_slice_abstract_eval, impl=_slice_impl, jvp=None,
+    transpose=_slice_transpose, batch=_slice_batch, lower=_slice_lower)
+ad.primitive_jvps[slice_p] = _linear(slice_p)
+
+
+def slice(operand, start_indices, limit_indices, strides=None):  # noqa: A001
+    start = tuple(operator.index(i) for i in start_indices)
+    limit = tuple(operator.index(i) for i in limit_indices)
+    st = None if strides is None else tuple(operator.index(i) for i in strides)
+    if st is not None and all(s == 1 for s in st):
+        st = None
+    return slice_p.bind(operand, start_indices=start, limit_indices=limit, strides=st)
+
+
+def slice_in_dim(operand, start_index, limit_index, stride=1, axis=0):
+    shape = np.shape(operand)
+    axis = canonicalize_axis(axis, len(shape))
+    start = [0] * len(shape)
+    limit = list(shape)
+    strides = [1] * len(shape)
+    n = shape[axis]
+    s = 0 if start_index is None else start_index
+    e = n if limit_index is None else limit_index
+    start[axis] = s + n if s < 0 else s
+    limit[axis] = e + n if e < 0 else e
+    strides[axis] = stride
+    return slice(operand, start, limit, strides)
+
+
+def index_in_dim(operand, index, axis=0, keepdims=True):
+    n = np.shape(operand)[axis]
+    index = index + n if index < 0 else index
+    out = slice_in_dim(operand, index, index + 1, 1, axis)
+    return out if keepdims else squeeze(out, (axis,))
+
+
+# ----------------------------------------------------------------------------------------
+# dynamic_slice / dynamic_update_slice
+# ----------------------------------------------------------------------------------------
+
+
+def _check_indices(name, x, idxs):
+    if len(idxs) != x.ndim:
+        raise TypeError(f"{name} start_indices must have length equal to the number of "
+                        f"dimensions of the operand, got indices of length {len(idxs)} for "
+                        f"operand shape {x.shape}.")
+    if any(i.shape != () or not dtypes.is_int(i.dtype) for i in idxs):
+        raise TypeError(f"{name} start_indices must be scalar integers, got "
+                        f"{[i.str_short() for i in idxs]}.")
+
+
+def _ds_abstract_eval(x, *idxs, slice_sizes):
+    _check_indices("dynamic_slice", x, idxs)
+    if any(s > d or s < 0 for s, d in zip(slice_sizes, x.shape)):
+        raise TypeError(f"slice slice_sizes must be less than or equal to operand shape, got "
+                        f"slice_sizes {tuple(slice_sizes)} for operand shape {x.shape}.")
+    return ShapedArray(slice_sizes, x.dtype, x.weak_type)
+
+
+def _clamped_starts(shape, sizes, idxs):
+    return [int(np.clip(int(i), 0, d - s)) for i, d, s in zip(idxs, shape, sizes)]
+
+
+def _ds_impl(x, *idxs, slice_sizes):
+    starts = _clamped_starts(x.shape, slice_sizes, idxs)
+    return x[tuple(builtins_slice(s, s + k) for s, k in zip(starts, slice_sizes))]
+
+
+builtins_slice = builtins.slice
+
+
+def _ds_transpose(ct, x, *idxs, slice_sizes):
+    if type(ct) is Zero:
+        return [Zero(x.aval)] + [None] * len(idxs)
+    zeros = full(x.aval.shape, 0, x.aval.dtype)
+    return [dynamic_update_slice_p.bind(zeros, ct, *idxs)] + [None] * len(idxs)
+
+
+def _ds_jvp(primals, tangents, *, slice_sizes):
+    ans = dynamic_slice_p.bind(*primals, slice_sizes=slice_sizes)
+    t = tangents[0]
+    if type(t) is Zero:
+        return ans, Zero.from_primal_value(ans)
+    return ans, dynamic_slice_p.bind(t, *primals[1:], slice_sizes=slice_sizes)
+
+
+def _ds_batch(axis_data, vals, dims, *, slice_sizes):
+    x, *idxs = vals
+    xd, *ids = dims
+    if all(d is None for d in ids):
+        zero = np.array(0, core.get_aval(idxs[0]).dtype if idxs else np.int32)[()]
+        new_idxs = list(idxs)
+        new_idxs.insert(xd, zero)
+        sizes = list(slice_sizes)
+        sizes.insert(xd, np.shape(x)[xd])
+        return dynamic_slice_p.bind(x, *new_idxs, slice_sizes=tuple(sizes)), xd
+    from didax._src.lax.slicing import batched_dynamic_slice  # noqa: PLC0415
+
+    return batched_dynamic_slice(axis_data, x, xd, idxs, ids, slice_sizes), 0
+
+
+def _ds_lower(ctx, x, *idxs, slice_sizes):
+    return ctx.fn.op1("stablehlo.dynamic_slice", [x, *idxs], ctx.avals_out[0],
+                      f"slice_sizes = {i64_array(slice_sizes)}")
+
+
+dynamic_slice_p = def_primitive(
+    "dynamic_slice", abstract_eval=_ds_abstract_eval, impl=_ds_impl, jvp=_ds_jvp,
+    transpose=_ds_transpose, batch=_ds_batch, lower=_ds_lower)
+
+
+def _dus_abstract_eval(x, upd, *idxs):
+    _check_indices("dynamic_update_slice", x, idxs)
+    if upd.ndim != x.ndim:
+        raise TypeError(f"dynamic_update_slice update must have the same rank as operand, got "
+                        f"update shape {upd.shape} for operand shape {x.shape}.")
+    if any(u > d for u, d in zip(upd.shape, x.shape)):
+        raise TypeError(f"dynamic_update_slice update shape must be smaller than operand "
+                        f"shape, got update shape {upd.shape} for operand shape {x.shape}.")
+    if upd.dtype != x.dtype:
+        raise TypeError(f"dynamic_update_slice update dtype must equal operand dtype, got "
+                        f"{upd.dtype.name} and {x.dtype.name}.")
+    return ShapedArray(x.shape, x.dtype, x.weak_type)
+
+
+def _dus_impl(x, upd, *idxs):
+    starts = _clamped_starts(x.shape, upd.shape, idxs)
+    out = np.array(x, copy=True)
+    out[tuple(builtins_slice(s, s + k) for s, k in zip(starts, upd.shape))] = upd
+    return out
+
+
+def _dus_jvp(primals, tangents):
+    x, upd, *idxs = primals
+    tx, tu = tangents[:2]
+    ans = dynamic_update_slice_p.bind(x, upd, *idxs)
+    if type(tx) is Zero and type(tu) is Zero:
+        return ans, Zero.from_primal_value(ans)
+    tx, tu = ad.instantiate_zeros(tx), ad.instantiate_zeros(tu)
+    return ans, dynamic_update_slice_p.bind(tx, tu, *idxs)
+
+
+def _dus_transpose(ct, x, upd, *idxs):
+    lin_x, lin_u = ad.is_undefined_primal(x), ad.is_undefined_primal(upd)
+    upd_aval = upd.aval if lin_u else core.get_aval(upd)
+    if type(ct) is Zero:
+        return [Zero(x.aval) if lin_x else None, Zero(upd.aval) if lin_u else None] + \
+            [None] * len(idxs)
+    ct_x = ct_u = None
+    if lin_x:
+        ct_x = dynamic_update_slice_p.bind(ct, full(upd_aval.shape, 0, upd_aval.dtype), *idxs)
+    if lin_u:
+        ct_u = dynamic_slice_p.bind(ct, *idxs, slice_sizes=upd_aval.shape)
+    return [ct_x, ct_u] + [None] * len(idxs)
+
+
+def _dus_batch(axis_data, vals, dims):
+    x, upd, *idxs = vals
+    xd, ud, *ids = dims
+    size = axis_data.size
+    if all(d is None for d in ids):
+        x = batching.bdim_at_front(x, xd, size)
+        upd = batching.bdim_at_front(upd, ud, size)
+        zero = np.array(0, core.get_aval(idxs[0]).dtype if idxs else np.int32)[()]
+        return dynamic_update_slice_p.bind(x, upd, zero, *idxs), 0
+    from didax._src.lax.slicing import batched_dynamic_update_slice  # noqa: PLC0415
+
+    return batched_dynamic_update_slice(axis_data, x, xd, upd, ud, idxs, ids), 0
+
+
+dynamic_update_slice_p = def_primitive(
+    "dynamic_update_slice", abstract_eval=_dus_abstract_eval, impl=_dus_impl, jvp=_dus_jvp,
+    transpose=_dus_transpose, batch=_dus_batch,
+    lower=lambda ctx, x, upd, *idxs: ctx.fn.op1("stablehlo.dynamic_update_slice",
+                                                [x, upd, *idxs], ctx.avals_out[0]))
+
+
+def _index_dtype():
+    return np.dtype(np.int64) if core.x64_enabled() else np.dtype(np.int32)
+
+
+def _normalize_index(i, size):
+    """start index i (possibly negative) -> i + size where negative (JAX's select form)."""
+    aval = core.get_aval(i)
+    if not isinstance(i, Tracer):
+        v = int(i)
+        return np.array(v + size if v < 0 else v, aval.dtype
+                        if dtypes.is_int(aval.dtype) else _index_dtype())[()]
+    dt = aval.dtype
+    return lax.select_n(lax.lt(i, np.array(0, dt)[()]), i,
+                        lax.add(lax.convert_element_type(i, dt), np.array(size, dt)[()]))
+
+
+def dynamic_slice(operand, start_indices, slice_sizes):
+    shape = np.shape(operand)
+    idxs = [_normalize_index(i, d) for i, d in zip(start_indices, shape)]
+    return dynamic_slice_p.bind(operand, *idxs, slice_sizes=_shape_tuple(slice_sizes))
+
+
+def dynamic_update_slice(operand, update, start_indices):
+    shape = np.shape(operand)
+    idxs = [_normalize_index(i, d) for i, d in zip(start_indices, shape)]
+    return dynamic_update_slice_p.bind(operand, update, *idxs)
+
+
+def dynamic_slice_in_dim(operand, start_index, slice_size, axis=0):
+    shape = np.shape(operand)
+    starts = [np.array(0, np.int32)[()]] * len(shape)
+    starts[axis] = start_index
+    sizes = list(shape)
+    sizes[axis] = slice_size
+    return dynamic_slice(operand, starts, sizes)
+
+
+def dynamic_index_in_dim(operand, index, axis=0, keepdims=True):
+    out = dynamic_slice_in_dim(operand, index, 1, axis)
+    return out if keepdims else squeeze(out, (axis,))
+
+
+def dynamic_update_slice_in_dim(operand, update, start_index, axis):
+    starts = [np.array(0, np.int32)[()]] * np.ndim(operand)
+    starts[axis] = start_index
+    return dynamic_update_slice(operand, update, starts)
+
+
+def dynamic_update_index_in_dim(operand, update, index, axis):
+    if np.ndim(update) != np.ndim(operand):
+        update = expand_dims(update, (axis,))
+    return dynamic_update_slice_in_dim(operand, update, index, axis)
+
+
+# ----------------------------------------------------------------------------------------
+# iota
+# ----------------------------------------------------------------------------------------
+
+
+def _iota_abstract_eval(*, dtype, shape, dimension, sharding):
+    if not 0 <= dimension < len(shape):
+        raise ValueError(f"iota dimension must be between 0 and len(shape), got "
+                         f"dimension={dimension} for shape {shape}")
+    return ShapedArray(shape, dtype)
+
+
+def _iota_impl(*, dtype, shape, dimension, sharding):
+    r = np.arange(shape[dimension], dtype=dtype)
+    view = [1] * len(shape)
+    view[dimension] = shape[dimension]
+    return np.broadcast_to(r.reshape(view), shape)
+
+
+iota_p = def_primitive(
+    "iota", abstract_eval=_iota_abstract_eval, impl=_iota_impl, jvp=ZERO_JVP,
+    transpose=NONLINEAR,
+    batch=unsupported("iota has no operands, so it is never batched"),
+    lower=lambda ctx, *, dtype, shape, dimension, sharding: ctx.fn.op1(
+        "stablehlo.iota", [], ctx.avals_out[0], f"iota_dimension = {dimension} : i64"))
+
+
+def iota(dtype, size: int):
+    dtype = dtypes.canonicalize_dtype(np.dtype(dtype))
+    return iota_p.bind(dtype=dtype, shape=(operator.index(size),), dimension=0, sharding=None)
+
+
+def broadcasted_iota(dtype, shape, dimension: int):
+    dtype = dtypes.canonicalize_dtype(np.dtype(dtype))
+    shape = _shape_tuple(shape)
+    return iota_p.bind(dtype=dtype, shape=shape, dimension=int(dimension), sharding=None)
+
+
+def reduce_sum(x, axes):
+    from didax._src.lax.reductions import reduce_sum as impl  # noqa: PLC0415
+
+    return impl(x, axes)
+
+
+# --- helpers the batching interpreter needs from this layer
+def _moveaxis(x, src, dst):
+    nd = np.ndim(x)
+    perm = [i for i in range(nd) if i != src]
+    perm.insert(dst, src)
+    return transpose_p.bind(x, permutation=tuple(perm))
+
+
+def _broadcast_batch(x, size, axis):
+    shape = list(np.shape(x))
+    shape.insert(axis, size)
+    dims = tuple(i for i in range(len(shape)) if i != axis)
+    return broadcast_in_dim_p.bind(x, shape=tuple(shape), broadcast_dimensions=dims,
+                                   sharding=None)
+
+
+batching.lax_ops["moveaxis"] = _moveaxis
+batching.lax_ops["broadcast_batch"] = _broadcast_batch
+batching.lax_ops["broadcast_in_dim"] = lambda x, shape, dims: broadcast_in_dim_p.bind(
+    x, shape=tuple(shape), broadcast_dimensions=tuple(dims), sharding=None)
+batching.lax_ops["reduce_sum"] = lambda x, axes: reduce_sum(x, axes)

@@ -1,0 +1,193 @@
+"""The XLA runtime through jaxlib alone (never `jax`): a synchronous PJRT CPU client,
+compiling StableHLO text, moving arrays to and from devices, and running executables on the
+fast path described in ../shared/notes/xla-backend.md (execute_sharded +
+consume_with_handlers; GSPMDSharding puts; buffer-protocol reads; a raw-pointer copy for
+dtypes the buffer protocol refuses, such as bfloat16).
+
+The client is created lazily on first use. May import core, dtypes, config.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import threading
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+
+_lock = threading.RLock()
+_state: dict[str, Any] = {}
+
+
+def xc():
+    """The jaxlib.xla_client module (imported on first use: ~0.2 s)."""
+    mod = _state.get("xc")
+    if mod is None:
+        import jaxlib.xla_client as mod  # noqa: PLC0415
+
+        _state["xc"] = mod
+    return mod
+
+
+def _device_count_from_flags() -> int | None:
+    flags = os.environ.get("XLA_FLAGS", "")
+    for part in flags.split():
+        if part.startswith("--xla_force_host_platform_device_count="):
+            return int(part.split("=", 1)[1])
+    return None
+
+
+def client():
+    c = _state.get("client")
+    if c is None:
+        with _lock:
+            c = _state.get("client")
+            if c is None:
+                x = xc()
+                n = _device_count_from_flags()
+                kwargs = {"asynchronous": False}
+                if n:
+                    kwargs["num_devices"] = n
+                c = x.make_cpu_client(**kwargs)
+                _state["client"] = c
+                _register_lapack(c)
+    return c
+
+
+def _register_lapack(c) -> None:
+    try:
+        from jaxlib import lapack  # noqa: PLC0415
+
+        x = xc()
+        for name, capsule, api_version in lapack.registrations()["cpu"]:
+            x.register_custom_call_target(name, capsule, platform="cpu",
+                                          api_version=api_version)
+        lapack._lapack.initialize()
+    except Exception:  # pragma: no cover - linear algebra is optional
+        pass
+
+
+def devices() -> list:
+    return list(client().devices())
+
+
+def default_device():
+    return client().devices()[0]
+
+
+class _Aval:
+    """The duck-typed aval jaxlib's put/result handlers read."""
+
+    __slots__ = ("shape", "dtype", "weak_type", "ndim")
+
+    def __init__(self, shape, dtype):
+        self.shape = tuple(shape)
+        self.dtype = np.dtype(dtype)
+        self.weak_type = False
+        self.ndim = len(self.shape)
+
+
+_put_shardings: dict = {}
+
+
+def _put_sharding(dev):
+    s = _put_shardings.get(dev)
+    if s is None:
+        x = xc()
+        s = _put_shardings[dev] = x.GSPMDSharding(x.DeviceList((dev,)),
+                                                  x.HloSharding.replicate())
+    return s
+
+
+def device_put(x: np.ndarray, device=None):
+    """A device buffer (jaxlib ArrayImpl) holding a copy of host array x."""
+    x = np.asarray(x)
+    dev = device or default_device()
+    return xc().batched_device_put(_Aval(x.shape, x.dtype), _put_sharding(dev), [x], [dev],
+                                   True, False, xc().HostBufferSemantics.ZERO_COPY, True)
+
+
+_BUFFER_PROTOCOL_REFUSED = {"bfloat16", "float8_e4m3fn", "float8_e5m2", "int4", "uint4",
+                            "float8_e4m3b11fnuz", "float8_e4m3fnuz", "float8_e5m2fnuz"}
+
+
+def to_host(buf, dtype) -> np.ndarray:
+    """The host value of a single-device buffer."""
+    dtype = np.dtype(dtype)
+    if dtype.name in _BUFFER_PROTOCOL_REFUSED:
+        buf.block_until_ready()
+        shape = tuple(buf.shape)
+        n = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
+        if n == 0:
+            return np.zeros(shape, dtype)
+        raw = (ctypes.c_char * n).from_address(buf.unsafe_buffer_pointer())
+        return np.frombuffer(raw, dtype=dtype).reshape(shape).copy()
+    return np.asarray(buf)
+
+
+def result_handler(aval, device=None):
+    x = xc()
+    dev = device or default_device()
+    return x.array_result_handler(_Aval(aval.shape, aval.dtype), x.SingleDeviceSharding(dev),
+                                  True, _skip_checks=True)
+
+
+def compile(module_text: str | Any, host_callbacks: Sequence[Callable] = (),
+            devices_: Sequence[Any] | None = None, options=None):
+    """Compiles StableHLO (text, or an ir.Module when there are host callbacks)."""
+    x = xc()
+    c = client()
+    devs = tuple(devices_ or (default_device(),))
+    opts = options or x.CompileOptions()
+    if host_callbacks:
+        module = parse_module(module_text) if isinstance(module_text, str) else module_text
+        return c.compile_and_load(module, x.DeviceList(devs), opts,
+                                  host_callbacks=list(host_callbacks))
+    return c.compile_and_load(module_text, x.DeviceList(devs), opts)
+
+
+def mlir_context():
+    ctx = _state.get("mlir_ctx")
+    if ctx is None:
+        from jaxlib.mlir import ir  # noqa: PLC0415
+        from jaxlib.mlir.dialects import chlo, stablehlo  # noqa: PLC0415
+
+        try:
+            from jaxlib import _jax  # noqa: PLC0415
+
+            registry = ir.DialectRegistry()
+            _jax.mlir.register_dialects(registry) if hasattr(_jax, "mlir") else None
+        except Exception:
+            registry = None
+        ctx = ir.Context()
+        if registry is not None:
+            ctx.append_dialect_registry(registry)
+        ctx.allow_unregistered_dialects = False
+        stablehlo.register_dialect(ctx)
+        chlo.register_dialect(ctx)
+        try:
+            from jaxlib.mlir.dialects import func  # noqa: F401, PLC0415
+        except Exception:
+            pass
+        ctx.load_all_available_dialects()
+        _state["mlir_ctx"] = ctx
+    return ctx
+
+
+def parse_module(text: str):
+    from jaxlib.mlir import ir  # noqa: PLC0415
+
+    ctx = mlir_context()
+    with ctx:
+        return ir.Module.parse(text)
+
+
+def pretty_text(text: str) -> str:
+    """The module re-printed by MLIR in its readable (pretty) form."""
+    with _lock:
+        module = parse_module(text)
+        return str(module)
