@@ -81,8 +81,10 @@ declare global {
       useManualClock(): void;
       advance(ms: number): void;
       graphTimings(): any;
+      layoutWarmMs(): number | null;
       playerStats(): any;
       resetPlayerStats(): void;
+      workspace: any;
     };
   }
 }

@@ -17,6 +17,8 @@ export interface DidaxHook {
   useManualClock(): void;
   advance(ms: number): void;
   graphTimings(): GraphTimings | null;
+  /** ms the layout worker's warm-up took, null while it runs. */
+  layoutWarmMs(): number | null;
   playerStats(): { intervals: Stats; work: Stats };
   resetPlayerStats(): void;
   workspace: Workspace;
@@ -44,6 +46,7 @@ export function installHook(ws: Workspace) {
       manual.advance(ms);
     },
     graphTimings: () => ws.graph.timings,
+    layoutWarmMs: () => ws.graph.warmMs,
     playerStats: () => ({
       intervals: ws.player.intervals.summary(),
       work: ws.player.work.summary(),

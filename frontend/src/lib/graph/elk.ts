@@ -36,7 +36,7 @@ const ROOT_OPTIONS: Record<string, string> = {
   'elk.hierarchyHandling': 'INCLUDE_CHILDREN',
   'elk.json.edgeCoords': 'ROOT',
   'elk.json.shapeCoords': 'ROOT',
-  'elk.edgeRouting': 'ORTHOGONAL',
+  'elk.edgeRouting': 'POLYLINE',
   'elk.layered.considerModelOrder.strategy': 'NODES_AND_EDGES',
   // One sweep of crossing minimisation is plenty for program-ordered input and keeps a
   // 300-equation jaxpr well inside the 1 s budget on a 2-core machine.

@@ -4,7 +4,7 @@
  * comparing ids, so a slow layout can never overwrite a newer one.
  */
 import type { Layout } from './elk';
-import type { LayoutRequest, LayoutResponse } from './layoutMessages';
+import type { LayoutRequest, LayoutResponse, WarmedMessage } from './layoutMessages';
 import type { GraphModel } from './model';
 
 export interface LayoutOutcome {
@@ -17,6 +17,8 @@ export interface LayoutOutcome {
 
 export class LayoutClient {
   private worker: Worker | null = null;
+  /** How long the worker's ELK warm-up took, once it has finished (null before). */
+  warmMs: number | null = null;
   private seq = 0;
   private pending = new Map<
     number,
@@ -26,7 +28,11 @@ export class LayoutClient {
   private ensure(): Worker {
     if (this.worker) return this.worker;
     const w = new Worker(new URL('./layout.worker.ts', import.meta.url), { type: 'module' });
-    w.onmessage = (ev: MessageEvent<LayoutResponse>) => {
+    w.onmessage = (ev: MessageEvent<LayoutResponse | WarmedMessage>) => {
+      if ('warmed' in ev.data) {
+        this.warmMs = ev.data.warmed;
+        return;
+      }
       const p = this.pending.get(ev.data.id);
       if (!p) return;
       this.pending.delete(ev.data.id);
@@ -44,6 +50,11 @@ export class LayoutClient {
     };
     this.worker = w;
     return w;
+  }
+
+  /** Spawn the worker now rather than on the first layout. */
+  start() {
+    this.ensure();
   }
 
   layout(graph: GraphModel): Promise<LayoutOutcome> {

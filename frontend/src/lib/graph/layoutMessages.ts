@@ -9,3 +9,7 @@ export interface LayoutRequest {
 export type LayoutResponse =
   | { id: number; ok: true; layout: Layout; ms: number }
   | { id: number; ok: false; error: string; ms: number };
+/** Sent once by the worker when its warm-up layouts are done, with how long they took. */
+export interface WarmedMessage {
+  warmed: number;
+}

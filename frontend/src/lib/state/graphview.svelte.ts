@@ -42,6 +42,17 @@ export class GraphView {
   #t0 = 0;
   #pending: Omit<GraphTimings, 'totalMs'> | null = null;
 
+  /** Milliseconds the worker's ELK warm-up took, or null while it is still running. */
+  get warmMs(): number | null {
+    return this.#client?.warmMs ?? null;
+  }
+
+  /** Start the layout worker early; it warms ELK up by itself (see layout.worker.ts). */
+  warm() {
+    this.#client ??= new LayoutClient();
+    this.#client.start();
+  }
+
   show(card: TraceCard | null) {
     if (card === this.#card) return;
     this.#card = card;

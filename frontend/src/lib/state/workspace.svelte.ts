@@ -67,6 +67,7 @@ export class Workspace {
 
   async start() {
     this.ui.init();
+    this.graph.warm();
     await this.#openLocation();
     this.conn.connect();
     void this.loadExamples();
