@@ -1,5 +1,8 @@
-"""Every curated example runs green through the real websocket (and records cards once the
-engine has didax.viz). Skips with the reason while the engine cannot run a grad yet."""
+"""Every curated example runs green through the real websocket and records its trace cards.
+
+Gated on the engine: skipped with the reason until the kernel reports `didax.viz` (the
+recording API), which is when the engine is meant to run the whole gallery (issue 5 item 7);
+before that, gaps in a half-written engine would fail CI for the wrong component."""
 
 from __future__ import annotations
 
@@ -16,6 +19,8 @@ def engine_ready(server):
     with client(server) as c:
         engine = c.hello()["engine"] or {}
         reply, _ = c.run(PROBE)
+    if not engine.get("viz"):
+        pytest.skip(f"the engine has no didax.viz recorder yet ({engine.get('detail')})")
     if not reply["ok"]:
         pytest.skip(f"the engine cannot run grad yet: {reply['error']['message'][:200]}")
     return engine
@@ -28,7 +33,7 @@ def test_example_runs_green(server, engine_ready, example):
         reply, msgs = c.run(code, timeout=120)
     assert reply["ok"], reply["error"]
     assert c.stdout(msgs).strip()
-    if engine_ready.get("viz") and example not in NO_CARDS:
+    if example not in NO_CARDS:
         assert reply["n_cards"] >= 1
         assert sum(m["type"] == "trace_card" for m in msgs) == reply["n_cards"]
 
