@@ -21,6 +21,7 @@ from didax._src.api import (
 )
 from didax._src.api_util import ShapeDtypeStruct as ShapeDtypeStruct
 from didax._src.array import Array as Array
+from didax._src.pjit import jit as jit
 from didax._src.config import config as config
 from didax._src.config import (
     default_matmul_precision as default_matmul_precision,

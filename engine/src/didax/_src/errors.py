@@ -6,6 +6,11 @@ source line. May import only the standard library.
 
 from __future__ import annotations
 
+import os
+
+# PJRT logs INFO lines to stderr unless told otherwise before jaxlib is first imported.
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+
 _DOCS = "https://docs.jax.dev/en/latest/errors.html"
 
 

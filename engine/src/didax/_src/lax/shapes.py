@@ -627,7 +627,7 @@ def _slice_abstract_eval(x, *, start_indices, limit_indices, strides):
 
 def _slice_impl(x, *, start_indices, limit_indices, strides):
     st = strides or (1,) * x.ndim
-    return x[tuple(slice(s, l, k) for s, l, k in zip(start_indices, limit_indices, st))]
+    return x[tuple(builtins.slice(s, l, k) for s, l, k in zip(start_indices, limit_indices, st))]
 
 
 def _slice_transpose(ct, x, *, start_indices, limit_indices, strides):

@@ -1,0 +1,501 @@
+"""`jit`: a higher-order primitive (`jit_p`, printed `jit[name=f jaxpr={...}]`) carrying a
+ClosedJaxpr, with rules for every interpreter — eager impl (compile with XLA, run), JVP,
+batching, partial evaluation (a known and an unknown jitted call joined by residuals),
+transpose and DCE — and the `jit()` API: tracing once per (static args, input types),
+an executable cache, and a lean dispatch path at top level.
+
+May import core, the interpreters, xla_backend, array, lax._define, api_util, tree_util.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import weakref
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from didax._src import core, dtypes, xla_backend
+from didax._src.api_util import (
+    ShapeDtypeStruct,
+    ensure_index_tuple,
+    flatten_fun,
+    shaped_abstractify,
+)
+from didax._src.array import Array
+from didax._src.config import config
+from didax._src.core import ClosedJaxpr, Tracer
+from didax._src.interpreters import ad, batching, lowering
+from didax._src.interpreters import partial_eval as pe
+from didax._src.interpreters.ad import Zero
+from didax._src.lax._define import def_primitive
+from didax._src.tree_util import tree_flatten, tree_unflatten
+from didax._src.util import fun_name
+
+# ----------------------------------------------------------------------------------------
+# Memoized jaxpr transformations (stable identities keep compile caches warm)
+# ----------------------------------------------------------------------------------------
+
+_memo: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def _memoized(kind: str, closed: ClosedJaxpr, key, make: Callable):
+    try:
+        table = _memo.setdefault(closed, {})
+    except TypeError:
+        return make()
+    k = (kind, key)
+    out = table.get(k)
+    if out is None:
+        out = table[k] = make()
+    return out
+
+
+# ----------------------------------------------------------------------------------------
+# The primitive
+# ----------------------------------------------------------------------------------------
+
+
+def _jit_abstract_eval(*avals, jaxpr: ClosedJaxpr, name, donated_invars, keep_unused,
+                       inline):
+    if len(avals) != len(jaxpr.in_avals):
+        raise TypeError(f"jit {name}: got {len(avals)} arguments, expected "
+                        f"{len(jaxpr.in_avals)}")
+    for a, b in zip(avals, jaxpr.in_avals):
+        if not core.typematch(a, b):
+            raise TypeError(f"jit {name}: argument type {a.str_short()} does not match the "
+                            f"jaxpr's parameter type {b.str_short()}")
+    return jaxpr.out_avals
+
+
+def _jit_impl(*args, jaxpr: ClosedJaxpr, name, donated_invars, keep_unused, inline):
+    for a in args:
+        if isinstance(a, Tracer):
+            raise core.escaped_tracer_error(a)
+    exe = compiled_for_jaxpr(jaxpr, name, keep_unused)
+    return exe.call(args)
+
+
+def _jit_jvp(primals, tangents, *, jaxpr, name, donated_invars, keep_unused, inline):
+    nonzeros = tuple(type(t) is not Zero for t in tangents)
+    jvp_closed, out_nz = _memoized("jvp", jaxpr, nonzeros,
+                                   lambda: ad.jvp_jaxpr(jaxpr, nonzeros, instantiate=False))
+    nz_tangents = [t for t in tangents if type(t) is not Zero]
+    n_out = len(jaxpr.out_avals)
+    outs = jit_p.bind(*primals, *nz_tangents, jaxpr=jvp_closed, name=name,
+                      donated_invars=(False,) * len(jvp_closed.in_avals),
+                      keep_unused=keep_unused, inline=inline)
+    p_out, t_nz = outs[:n_out], iter(outs[n_out:])
+    t_out = [next(t_nz) if nz else Zero(a.to_tangent_aval())
+             for a, nz in zip(jaxpr.out_avals, out_nz)]
+    return p_out, t_out
+
+
+def batch_jaxpr(closed: ClosedJaxpr, axis_data, in_dims: Sequence[int | None]
+                ) -> tuple[ClosedJaxpr, list[int | None]]:
+    """The batched jaxpr: batched inputs at axis 0; outputs at axis 0 or unbatched."""
+    out_dims_box: list = []
+    size = axis_data.size
+
+    def fun(*args):
+        outs, dims = batching.batch_flat(
+            lambda *xs: core.eval_jaxpr(closed.jaxpr, closed.consts, *xs), axis_data,
+            args, in_dims)
+        out_dims_box[:] = [None if d is None else 0 for d in dims]
+        return [o if d is None else batching.moveaxis(o, d, 0) for o, d in zip(outs, dims)]
+
+    avals = []
+    for a, d in zip(closed.in_avals, in_dims):
+        avals.append(a if d is None else core.ShapedArray((size, *a.shape), a.dtype,
+                                                          a.weak_type))
+    batched = pe.trace_to_closed_jaxpr(fun, avals, "vmap")
+    return batched, list(out_dims_box)
+
+
+def _jit_batch(axis_data, vals, dims, *, jaxpr, name, donated_invars, keep_unused, inline):
+    vals = [v if d is None else batching.moveaxis(v, d, 0) for v, d in zip(vals, dims)]
+    in_dims = tuple(None if d is None else 0 for d in dims)
+    batched, out_dims = _memoized(("vmap", axis_data.size, axis_data.name), jaxpr, in_dims,
+                                  lambda: batch_jaxpr(jaxpr, axis_data, in_dims))
+    outs = jit_p.bind(*vals, jaxpr=batched, name=name, donated_invars=donated_invars,
+                      keep_unused=keep_unused, inline=inline)
+    return outs, out_dims
+
+
+def _jit_transpose(cts, *args, jaxpr, name, donated_invars, keep_unused, inline):
+    linear = tuple(ad.is_undefined_primal(a) for a in args)
+    nonlin = [a for a in args if not ad.is_undefined_primal(a)]
+    ct_zero = tuple(type(c) is Zero for c in cts)
+    closed = jaxpr
+    if any(ct_zero):
+        # Drop outputs with zero cotangents so no zeros are instantiated.
+        keep = [not z for z in ct_zero]
+        dced, _ = pe.dce_jaxpr(jaxpr.jaxpr, keep, instantiate=True)
+        closed = ClosedJaxpr(dced, jaxpr.consts)
+        cts = [c for c in cts if type(c) is not Zero]
+    t_closed = _memoized("transpose", closed, linear,
+                         lambda: ad.transpose_jaxpr(closed, linear))
+    outs = jit_p.bind(*nonlin, *cts, jaxpr=t_closed, name=name,
+                      donated_invars=(False,) * len(t_closed.in_avals),
+                      keep_unused=keep_unused, inline=inline)
+    it = iter(outs)
+    return [next(it) if lin else None for lin in linear]
+
+
+def _jit_lower(ctx, *args, jaxpr, name, donated_invars, keep_unused, inline):
+    key = ("jit", id(jaxpr))
+    sym = ctx.module.cache.get(key)
+    if sym is None:
+        sym = lowering.lower_function(ctx.module, name, jaxpr)
+        ctx.module.cache[key] = sym
+        ctx.module.cache[("keep", id(jaxpr))] = jaxpr
+    return lowering.call_function(ctx, sym, args, ctx.avals_out)
+
+
+def _jit_pp(eqn, context, settings):
+    params = dict(eqn.params)
+    del params["inline"]
+    if not any(params["donated_invars"]):
+        del params["donated_invars"]
+    if not params["keep_unused"]:
+        del params["keep_unused"]
+    inner = params["jaxpr"].jaxpr
+    if inner not in context.shared_jaxprs:
+        context.suggest_same_var_names(inner.invars, eqn.invars)
+        context.suggest_same_var_names(inner.outvars, eqn.outvars)
+    name = params.pop("name")
+    return core.pp_eqn_default(eqn, context, settings,
+                               [("name", name)] + sorted(params.items()))
+
+
+jit_p = def_primitive(
+    "jit", abstract_eval=_jit_abstract_eval, impl=None, eager_impl=_jit_impl,
+    jvp=_jit_jvp, transpose=_jit_transpose, batch=_jit_batch, lower=_jit_lower,
+    multiple_results=True, pp=_jit_pp)
+jit_p.is_higher_order = True
+
+
+# --- partial evaluation: split into a known and an unknown jitted call
+def _jit_partial_eval(trace: pe.JaxprTrace, *args, jaxpr, name, donated_invars, keep_unused,
+                      inline):
+    unknowns = tuple(trace.is_unknown(a) for a in args)
+    known, unknown, out_uk, res_avals = _memoized(
+        "pe", jaxpr, unknowns,
+        lambda: pe.partial_eval_jaxpr_nounits(jaxpr, unknowns, instantiate=False))
+    known, fwd = _forward_known_inputs(known, len(res_avals), unknowns)
+    known_args = [a for a, u in zip(args, unknowns) if not u]
+    with core.set_current_trace(trace.parent_trace):
+        known_outs = jit_p.bind(*known_args, jaxpr=known, name=name,
+                                donated_invars=(False,) * len(known_args),
+                                keep_unused=keep_unused, inline=inline)
+    n_known_out = len(known.out_avals) - sum(1 for f in fwd if f is None)
+    res_iter = iter(known_outs[n_known_out:])
+    residuals = [known_args[f] if f is not None else next(res_iter) for f in fwd]
+    unknown_args = [trace.instantiate(a) for a, u in zip(args, unknowns) if u]
+    atoms = [trace.to_atom(x) for x in [*residuals, *unknown_args]]
+    params = dict(jaxpr=unknown, name=name, donated_invars=(False,) * len(atoms),
+                  keep_unused=keep_unused, inline=inline)
+    unknown_outs = trace.emit(jit_p, atoms, unknown.out_avals, params)
+    k_it, u_it = iter(known_outs[:n_known_out]), iter(unknown_outs)
+    return [next(u_it) if uk else next(k_it) for uk in out_uk]
+
+
+def _forward_known_inputs(known: ClosedJaxpr, num_res: int, unknowns):
+    """Residuals that are merely known inputs are passed straight through rather than
+    returned by the known call (as JAX does). Returns (known jaxpr, per residual the index
+    of the known input it forwards, or None)."""
+    jaxpr = known.jaxpr
+    n_out = len(jaxpr.outvars) - num_res
+    res_vars = jaxpr.outvars[n_out:]
+    pos = {v: i for i, v in enumerate(jaxpr.invars)}
+    fwd = [pos.get(v) if type(v) is core.Var else None for v in res_vars]
+    if all(f is None for f in fwd):
+        return known, fwd
+    outvars = jaxpr.outvars[:n_out] + [v for v, f in zip(res_vars, fwd) if f is None]
+    return ClosedJaxpr(jaxpr.replace(outvars=outvars), known.consts), fwd
+
+
+pe.partial_eval_rules[jit_p] = _jit_partial_eval
+
+
+def _jit_dce(used_outputs, eqn):
+    closed = eqn.params["jaxpr"]
+    keep_unused = eqn.params["keep_unused"]
+    dced, used_inputs = pe.dce_jaxpr(closed.jaxpr, used_outputs, instantiate=keep_unused)
+    if not any(used_outputs) and not dced.effects:
+        return [False] * len(eqn.invars), None
+    keep = set(dced.constvars)
+    consts = [c for v, c in zip(closed.jaxpr.constvars, closed.consts) if v in keep]
+    new_closed = ClosedJaxpr(dced, consts)
+    params = dict(eqn.params, jaxpr=new_closed,
+                  donated_invars=tuple(d for d, u in zip(eqn.params["donated_invars"],
+                                                         used_inputs) if u))
+    new_eqn = eqn.replace(invars=[v for v, u in zip(eqn.invars, used_inputs) if u],
+                          outvars=[v for v, u in zip(eqn.outvars, used_outputs) if u],
+                          params=params)
+    return used_inputs, new_eqn
+
+
+pe.dce_rules[jit_p] = _jit_dce
+
+
+# ----------------------------------------------------------------------------------------
+# Compilation and execution
+# ----------------------------------------------------------------------------------------
+
+
+class XlaExecutable:
+    """A loaded XLA executable plus what calling it needs: which flat arguments it takes,
+    the device buffers of hoisted constants, and output result handlers."""
+
+    def __init__(self, exe, module_text: str, kept: list[int], const_bufs: list,
+                 in_avals, out_avals, out_literals):
+        self.exe = exe
+        self.text = module_text
+        self.kept = kept
+        self.const_bufs = const_bufs
+        self.in_avals = in_avals
+        self.out_avals = out_avals
+        self.out_literals = out_literals
+        self.handlers = [xla_backend.result_handler(a) for a in out_avals
+                         if not isinstance(a, core.AbstractToken)]
+
+    def call(self, args) -> list:
+        bufs = list(self.const_bufs)
+        avals = self.in_avals
+        for i in self.kept:
+            x = args[i]
+            if type(x) is Array:
+                bufs.append(x._device_buffer())
+            else:
+                bufs.append(xla_backend.device_put(np.asarray(x, avals[i].dtype)))
+        outs = self.exe.execute_sharded(bufs).consume_with_handlers(self.handlers)
+        it = iter(outs)
+        return [Array.from_buffer(next(it), a) if lit is None else lit
+                for a, lit in zip(self.out_avals, self.out_literals)]
+
+
+def compile_closed_jaxpr(closed: ClosedJaxpr, name: str, keep_unused: bool = False
+                         ) -> XlaExecutable:
+    """Lowers and compiles closed: unused inputs dropped (unless keep_unused), concrete
+    non-scalar constants hoisted to parameters, literal outputs returned directly."""
+    jaxpr = closed.jaxpr
+    jaxpr, used = pe.dce_jaxpr(jaxpr, None, instantiate=keep_unused)
+    kept = [i for i, u in enumerate(used) if u]
+    keep_consts = set(jaxpr.constvars)
+    consts = [c for v, c in zip(closed.jaxpr.constvars, closed.consts) if v in keep_consts]
+    out_literals = [_literal_output(v) for v in jaxpr.outvars]
+    dyn_outvars = [v for v, lit in zip(jaxpr.outvars, out_literals) if lit is None]
+    flat = pe.convert_constvars_jaxpr(jaxpr.replace(outvars=dyn_outvars))
+    module = lowering.lower_jaxpr_to_module(ClosedJaxpr(flat, ()), name=f"jit_{_sym(name)}")
+    text = module.text()
+    exe = _compile_cached(text, module.host_callbacks)
+    const_bufs = [c._device_buffer() if type(c) is Array else
+                  xla_backend.device_put(np.asarray(c, v.aval.dtype))
+                  for v, c in zip(jaxpr.constvars, consts)]
+    return XlaExecutable(exe, text, kept, const_bufs, closed.in_avals, closed.out_avals,
+                         out_literals)
+
+
+def _literal_output(v):
+    if type(v) is core.Literal:
+        return Array(np.asarray(v.val, v.aval.dtype), v.aval)
+    return None
+
+
+def _sym(name: str) -> str:
+    return "".join(c if c.isalnum() or c == "_" else "_" for c in name) or "f"
+
+
+_compile_cache: dict = {}
+
+
+def _compile_cached(text: str, host_callbacks):
+    if host_callbacks:
+        return xla_backend.compile(text, host_callbacks)
+    exe = _compile_cache.get(text)
+    if exe is None:
+        exe = _compile_cache[text] = xla_backend.compile(text)
+    return exe
+
+
+def compiled_for_jaxpr(closed: ClosedJaxpr, name: str, keep_unused: bool) -> XlaExecutable:
+    return _memoized("compiled", closed, keep_unused,
+                     lambda: compile_closed_jaxpr(closed, name, keep_unused))
+
+
+# ----------------------------------------------------------------------------------------
+# The jit API
+# ----------------------------------------------------------------------------------------
+
+
+class _CacheEntry:
+    __slots__ = ("closed", "in_tree", "out_tree", "executable", "consts_lifted", "in_avals")
+
+    def __init__(self, closed, in_tree, out_tree, in_avals):
+        self.closed, self.in_tree, self.out_tree = closed, in_tree, out_tree
+        self.in_avals = in_avals
+        self.executable = None
+
+
+def _hashable_static(x, i):
+    try:
+        hash(x)
+    except TypeError:
+        raise ValueError(f"Non-hashable static arguments are not supported. An error occurred "
+                         f"while trying to hash an object of type {type(x)}, {x}. The error "
+                         f"was:\nTypeError: unhashable type: '{type(x).__name__}'\n") from None
+    return x
+
+
+class JitWrapped:
+    """What `jit(fun)` returns: callable, with `.trace/.lower/.eval_shape` (AOT stages)."""
+
+    def __init__(self, fun, static_argnums, static_argnames, donate_argnums, keep_unused,
+                 inline):
+        self.fun = fun
+        self.static_argnums = static_argnums
+        self.static_argnames = static_argnames
+        self.donate_argnums = donate_argnums
+        self.keep_unused = keep_unused
+        self.inline = inline
+        self.name = fun_name(fun)
+        self._cache: dict = {}
+        self.trace_count = 0
+        functools.update_wrapper(self, fun, updated=())
+
+    def __repr__(self):
+        return f"<PjitFunction of {self.fun!r}>"
+
+    def __get__(self, obj, objtype=None):
+        if obj is None:
+            return self
+        return functools.partial(self, obj)
+
+    # --- tracing
+    def _split(self, args, kwargs):
+        nargs = len(args)
+        static = {(i + nargs if i < 0 else i) for i in self.static_argnums if
+                  -nargs <= i < nargs}
+        static_vals = tuple(_hashable_static(args[i], i) for i in sorted(static))
+        dyn_args = tuple(a for i, a in enumerate(args) if i not in static)
+        s_kw = tuple(sorted((k, _hashable_static(v, k)) for k, v in kwargs.items()
+                            if k in self.static_argnames))
+        dyn_kw = {k: v for k, v in kwargs.items() if k not in self.static_argnames}
+        return static, static_vals, s_kw, dyn_args, dyn_kw
+
+    def _trace(self, args, kwargs) -> tuple[_CacheEntry, list, tuple]:
+        static, static_vals, s_kw, dyn_args, dyn_kw = self._split(args, kwargs)
+        flat, in_tree = tree_flatten((dyn_args, dyn_kw))
+        in_avals = tuple(shaped_abstractify(x) for x in flat)
+        key = (static_vals, s_kw, in_tree, in_avals)
+        entry = self._cache.get(key)
+        if entry is None:
+            entry = self._cache[key] = self._make_entry(args, static, dict(s_kw), in_tree,
+                                                        in_avals)
+        return entry, flat, key
+
+    def _make_entry(self, args, static, static_kw, in_tree, in_avals) -> _CacheEntry:
+        fun = self.fun
+
+        def f(*dyn, **kw):
+            it = iter(dyn)
+            full = [args[i] if i in static else next(it) for i in range(len(args))]
+            return fun(*full, **kw, **static_kw)
+
+        flat_fun, store = flatten_fun(f, in_tree)
+        self.trace_count += 1
+        jaxpr, _, consts = pe.trace_to_jaxpr_dynamic(flat_fun, list(in_avals), "jit")
+        closed = ClosedJaxpr(jaxpr, consts)
+        return _CacheEntry(closed, in_tree, store["out_tree"], in_avals)
+
+    # --- calling
+    def __call__(self, *args, **kwargs):
+        if config.jax_disable_jit:
+            return self.fun(*args, **kwargs)
+        entry, flat, _ = self._trace(args, kwargs)
+        if core.trace_ctx.trace is core.eval_trace and not _has_tracer(flat):
+            exe = entry.executable
+            if exe is None:
+                exe = entry.executable = compiled_for_jaxpr(entry.closed, self.name,
+                                                             self.keep_unused)
+            outs = exe.call(flat)
+        else:
+            outs = self.bind(entry, flat)
+        return tree_unflatten(entry.out_tree, outs)
+
+    def bind(self, entry: _CacheEntry, flat):
+        closed, lifted = pe.close_over_consts(entry.closed)
+        donated = (False,) * len(closed.in_avals)
+        return jit_p.bind(*lifted, *flat, jaxpr=closed, name=self.name,
+                          donated_invars=donated, keep_unused=self.keep_unused,
+                          inline=self.inline)
+
+    # --- AOT
+    def trace(self, *args, **kwargs):
+        from didax._src import stages  # noqa: PLC0415
+
+        return stages.trace(self, args, kwargs)
+
+    def lower(self, *args, **kwargs):
+        return self.trace(*args, **kwargs).lower()
+
+    def eval_shape(self, *args, **kwargs):
+        entry, _, _ = self._trace(args, kwargs)
+        shapes = [ShapeDtypeStruct(a.shape, a.dtype, weak_type=a.weak_type)
+                  for a in entry.closed.out_avals]
+        return tree_unflatten(entry.out_tree, shapes)
+
+    def clear_cache(self):
+        self._cache.clear()
+
+    def _cache_size(self):
+        return len(self._cache)
+
+
+def _has_tracer(flat) -> bool:
+    for x in flat:
+        if isinstance(x, Tracer):
+            return True
+    return False
+
+
+def jit(fun: Callable, *, static_argnums: int | Sequence[int] | None = None,
+        static_argnames: str | Sequence[str] | None = None,
+        donate_argnums: int | Sequence[int] | None = None,
+        donate_argnames=None, keep_unused: bool = False, device=None, backend=None,
+        inline: bool = False, in_shardings=None, out_shardings=None, compiler_options=None,
+        abstracted_axes=None) -> JitWrapped:
+    """Compiles fun with XLA: traced once per (static args, input types), then cached."""
+    if not callable(fun):
+        raise TypeError(f"Expected a callable value, got {fun}")
+    static_argnums = () if static_argnums is None else ensure_index_tuple(static_argnums)
+    if isinstance(static_argnames, str):
+        static_argnames = (static_argnames,)
+    static_argnames = tuple(static_argnames or ())
+    static_argnums, static_argnames = _infer_static(fun, static_argnums, static_argnames)
+    donate = () if donate_argnums is None else ensure_index_tuple(donate_argnums)
+    return JitWrapped(fun, static_argnums, static_argnames, donate, keep_unused, inline)
+
+
+def _infer_static(fun, nums, names):
+    """static_argnums and static_argnames each imply the other (by signature)."""
+    try:
+        params = list(inspect.signature(fun).parameters.values())
+    except (TypeError, ValueError):
+        return nums, names
+    pos = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    names = set(names)
+    nums = set(nums)
+    for i in list(nums):
+        if 0 <= i < len(pos):
+            names.add(pos[i].name)
+    for i, p in enumerate(pos):
+        if p.name in names:
+            nums.add(i)
+    return tuple(sorted(nums)), tuple(sorted(names))
+
+
+del dtypes
