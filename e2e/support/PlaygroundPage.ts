@@ -3,7 +3,7 @@
  * editor is filled through the page's `window.__didax.setCode` hook (exact, and immune to
  * auto-indent), and locators use roles first, then data-testid — never CSS classes.
  */
-import { expect, type Locator, type Page } from '@playwright/test';
+import { expect, test, type Locator, type Page } from '@playwright/test';
 
 export class PlaygroundPage {
   readonly run: Locator;
@@ -37,6 +37,21 @@ export class PlaygroundPage {
 
   async connected() {
     await expect(this.connection).toHaveAttribute('data-state', 'open');
+  }
+
+  /**
+   * Skip (with the server's own reason) when the kernel's engine reports that it lacks what a
+   * spec needs: `available` (didax importable) or `viz` (trace-card recording). The engine is
+   * built concurrently; these specs start running by themselves once it reports the feature.
+   */
+  async requireEngine(feature: 'available' | 'viz') {
+    const engine = await this.page.evaluate(
+      () => (window.__didax as any)?.workspace?.conn?.welcome?.engine ?? null,
+    );
+    test.skip(
+      !engine || !engine[feature],
+      `engine reports ${feature}=false: ${engine?.detail ?? 'no engine info in welcome'}`,
+    );
   }
 
   async setCode(code: string) {

@@ -22,6 +22,7 @@ for (const id of ids) {
   test(`example ${id} runs and shows its cards`, async ({ playground: pg, page, request }) => {
     const ex = await (await request.get(`/api/examples/${id}`)).json();
     await pg.open();
+    await pg.requireEngine('viz');
     await page.getByTestId('examples').selectOption(id);
     await expect.poll(() => pg.code()).toBe(ex.code);
     expect(await pg.runAndWait(60_000)).toBe('done');

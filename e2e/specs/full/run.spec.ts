@@ -16,6 +16,7 @@ test('code written with `import jax` runs and makes a grad card', async ({
   page,
 }) => {
   await pg.open();
+  await pg.requireEngine('viz');
   await pg.setCode(GRAD);
   expect(await pg.runAndWait()).toBe('done');
   await expect(page.getByTestId('stdout')).toContainText('[');
@@ -24,6 +25,7 @@ test('code written with `import jax` runs and makes a grad card', async ({
 
 test("the graph's node count equals the card's equation count", async ({ playground: pg }) => {
   await pg.open();
+  await pg.requireEngine('viz');
   await pg.setCode(GRAD);
   await pg.runAndWait();
   await pg.graphReady();
@@ -37,6 +39,7 @@ test('stepping the player changes node states forward, then backward', async ({
   playground: pg,
 }) => {
   await pg.open();
+  await pg.requireEngine('viz');
   await pg.setCode(GRAD);
   await pg.runAndWait();
   await pg.graphReady();
