@@ -52,7 +52,9 @@ class ShapedArray(AbstractValue):
 
     def __init__(self, shape, dtype, weak_type: bool = False):
         self.shape = tuple(shape)
-        self.dtype = np.dtype(dtype)
+        # Extended dtypes (e.g. typed PRNG keys, `key<fry>`) are kept as they are.
+        self.dtype = (dtype if isinstance(dtype, (np.dtype, dtypes.ExtendedDType))
+                      else np.dtype(dtype))
         self.weak_type = weak_type
         self._hash = None
 
