@@ -37,7 +37,7 @@ class Array:
     def _value(self) -> np.ndarray:
         v = self._npy
         if v is None:
-            v = self._npy = xla_backend.to_host(self._buf, self.aval.dtype)
+            v = self._npy = xla_backend.to_host(self._buf, self.aval.dtype, self.aval.shape)
         return v
 
     def _device_buffer(self, device=None):

@@ -306,6 +306,8 @@ def _literal_output(v):
 
 
 def _sym(name: str) -> str:
+    """A function name as an MLIR symbol, spelled as JAX spells it (`<lambda>` -> `_lambda`)."""
+    name = name.replace("<", "_").replace(">", "")
     return "".join(c if c.isalnum() or c == "_" else "_" for c in name) or "f"
 
 

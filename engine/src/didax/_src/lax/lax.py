@@ -160,7 +160,7 @@ digamma_p = _unop("digamma", _float, lambda x: _scipy_special().digamma(x), None
 square_p = _unop("square", _num, np.square, None,
                  lambda ctx, x, **p: ctx.fn.op1("stablehlo.multiply", [x, x], ctx.avals_out[0]))
 not_p = _unop("not", _bool_or_int, np.invert, ZERO_JVP, lowering.unary("stablehlo.not"))
-population_count_p = _unop("population_count", _int, np.bitwise_count, ZERO_JVP,
+population_count_p = _unop("population_count", _int, lambda x: _popcount(x), ZERO_JVP,
                            lowering.unary("stablehlo.popcnt"))
 clz_p = _unop("clz", _int, lambda x: _clz(x), ZERO_JVP,
               lowering.unary("stablehlo.count_leading_zeros"))
@@ -175,6 +175,13 @@ conj_p = _unop("conj", _float_or_complex, np.conj, None, None,
 abs_p = _unop("abs", _num, np.abs, None, lowering.unary("stablehlo.abs"),
               result_dtype=lambda dt, **p: dtypes.real_dtype(dt) if dtypes.is_complex(dt)
               else dt)
+
+
+def _popcount(x):
+    """Counts the set bits of the two's-complement representation (np.bitwise_count
+    counts those of the absolute value for signed types)."""
+    u = x.view(np.dtype(f"u{x.dtype.itemsize}"))
+    return np.bitwise_count(u).astype(x.dtype)
 
 
 def _clz(x):

@@ -530,13 +530,13 @@ def _pad_impl(x, pv, *, padding_config):
             shape = list(x.shape)
             shape[ax] = n + max(n - 1, 0) * interior
             out = np.full(shape, pv, x.dtype)
-            idx = [slice(None)] * x.ndim
-            idx[ax] = slice(None, None, interior + 1)
+            idx = [builtins.slice(None)] * x.ndim
+            idx[ax] = builtins.slice(None, None, interior + 1)
             out[tuple(idx)] = x
             x = out
         if lo < 0 or hi < 0:
-            idx = [slice(None)] * x.ndim
-            idx[ax] = slice(max(-lo, 0), x.shape[ax] - max(-hi, 0))
+            idx = [builtins.slice(None)] * x.ndim
+            idx[ax] = builtins.slice(max(-lo, 0), x.shape[ax] - max(-hi, 0))
             x = x[tuple(idx)]
         widths = [(0, 0)] * x.ndim
         widths[ax] = (max(lo, 0), max(hi, 0))

@@ -1,13 +1,18 @@
 """Argument handling shared by didax.numpy: array-like checks, dtype promotion (JAX's
-lattice with weak types), rank promotion for broadcasting, and conversion of Python
-scalars without staging an equation.
+lattice with weak types), rank promotion for broadcasting, conversion of Python scalars
+without staging an equation, axis canonicalization, and the hook through which jnp
+functions that JAX wraps in `jit` are staged as `jit` calls once didax.jit exists.
 
 May import core, dtypes, config, array and didax.lax.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import functools
+import inspect
+import operator
+import warnings
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -21,9 +26,15 @@ from didax._src.lax import lax, shapes
 _SCALAR_TYPES = (int, float, complex, bool)
 
 
+# ----------------------------------------------------------------------------------------
+# Array-likes
+# ----------------------------------------------------------------------------------------
+
+
 def is_arraylike(x) -> bool:
-    return isinstance(x, (Array, Tracer, np.ndarray, np.generic) + _SCALAR_TYPES) or \
-        hasattr(x, "__jax_array__")
+    """JAX's definition: arrays, tracers, NumPy arrays and scalars, Python scalars."""
+    return isinstance(x, (Array, Tracer, np.ndarray, core.TypedScalar)) or \
+        hasattr(x, "__jax_array__") or np.isscalar(x)
 
 
 def check_arraylike(fun_name: str, *args: Any) -> None:
@@ -31,6 +42,38 @@ def check_arraylike(fun_name: str, *args: Any) -> None:
         if not is_arraylike(a):
             raise TypeError(f"{fun_name} requires ndarray or scalar arguments, got "
                             f"{type(a)} at position {i}.")
+
+
+def check_arraylike_or_none(fun_name: str, *args: Any) -> None:
+    for i, a in enumerate(args):
+        if not (a is None or is_arraylike(a)):
+            raise TypeError(f"{fun_name} requires ndarray, scalar, or None arguments, got "
+                            f"{type(a)} at position {i}.")
+
+
+def _jax_array_protocol(x):
+    m = getattr(x, "__jax_array__", None)
+    return m() if m is not None else x
+
+
+def to_array(x):
+    """x as an Array or Tracer (Python scalars keep their weak type)."""
+    if isinstance(x, (Array, Tracer)):
+        return x
+    x = _jax_array_protocol(x)
+    if isinstance(x, (Array, Tracer)):
+        return x
+    if isinstance(x, core.TypedScalar):
+        return Array(np.asarray(x.val, x.aval.dtype), x.aval)
+    aval = core.get_aval(x)
+    return Array(np.asarray(x, aval.dtype), aval)
+
+
+def ensure_arraylike(fun_name: str, *args):
+    """Checks args and converts each to an Array/Tracer; one arg gives one value."""
+    check_arraylike(fun_name, *args)
+    out = tuple(to_array(a) for a in args)
+    return out[0] if len(out) == 1 else out
 
 
 def _weak(x) -> bool:
@@ -57,32 +100,51 @@ def convert(x, dtype, weak_type: bool = False):
                                            sharding=None)
 
 
-def promote_dtypes(*args):
-    """Converts args to their common dtype (JAX promotion; the result is weak only when
-    every input is weak)."""
-    if len(args) < 2:
-        return list(args)
-    dtype, weak = dtypes.result_type(*args, return_weak_type_flag=True)
+def dtype_of(x) -> np.dtype:
+    return core.get_aval(x).dtype
+
+
+def zero(x):
+    """A scalar 0 of x's dtype (a literal when staged)."""
+    return core.typed_scalar(0, dtype_of(x))
+
+
+def scalar(val, dtype):
+    return core.typed_scalar(val, np.dtype(dtype))
+
+
+# ----------------------------------------------------------------------------------------
+# Promotion
+# ----------------------------------------------------------------------------------------
+
+
+def _promote(args, to_kind: Callable | None):
+    args = [_jax_array_protocol(a) for a in args]
+    if len(args) == 1 and to_kind is None:
+        return [args[0]]
+    dtype, weak = dtypes.lattice_result_type(*args)
+    if to_kind is not None:
+        dtype = to_kind(dtype)
     dtype = dtypes.canonicalize_dtype(dtype)
     return [convert(x, dtype, weak) for x in args]
 
 
+def promote_dtypes(*args):
+    """Converts args to their common dtype (JAX promotion; the result is weak only when
+    every input is weak)."""
+    return _promote(args, None)
+
+
 def promote_dtypes_inexact(*args):
-    dtype, weak = dtypes.result_type(*args, return_weak_type_flag=True)
-    dtype = dtypes.canonicalize_dtype(dtypes.to_inexact_dtype(dtype))
-    return [convert(x, dtype, weak) for x in args]
+    return _promote(args, dtypes.to_inexact_dtype)
 
 
 def promote_dtypes_numeric(*args):
-    dtype, weak = dtypes.result_type(*args, return_weak_type_flag=True)
-    dtype = dtypes.canonicalize_dtype(dtypes.to_numeric_dtype(dtype))
-    return [convert(x, dtype, weak) for x in args]
+    return _promote(args, dtypes.to_numeric_dtype)
 
 
 def promote_dtypes_complex(*args):
-    dtype, weak = dtypes.result_type(*args, return_weak_type_flag=True)
-    dtype = dtypes.canonicalize_dtype(dtypes.to_complex_dtype(dtype))
-    return [convert(x, dtype, weak) for x in args]
+    return _promote(args, dtypes.to_complex_dtype)
 
 
 def promote_shapes(fun_name: str, *args):
@@ -91,65 +153,89 @@ def promote_shapes(fun_name: str, *args):
     if len(args) < 2:
         return list(args)
     shapes_ = [np.shape(a) for a in args]
+    if all(len(s) == len(shapes_[0]) for s in shapes_[1:]):
+        return list(args)
     nonscalar_ranks = {len(s) for s in shapes_ if s}
     if len(nonscalar_ranks) < 2:
         return list(args)
     mode = config.jax_numpy_rank_promotion
     if mode != "allow":
         _rank_promotion_warning_or_error(fun_name, shapes_, mode)
-    rank = max(nonscalar_ranks)
-    _check_broadcastable(fun_name, shapes_)
+    rank = len(broadcast_shapes_checked(*shapes_))
     return [shapes.broadcast_to_rank(a, rank) if np.shape(a) else a for a in args]
 
 
-def _check_broadcastable(fun_name, shapes_):
+def broadcast_shapes_checked(*shapes_) -> tuple[int, ...]:
+    """NumPy broadcasting of shapes, with JAX's error for incompatible ones."""
     try:
-        np.broadcast_shapes(*shapes_)
+        return tuple(np.broadcast_shapes(*shapes_))
     except ValueError:
         raise ValueError(f"Incompatible shapes for broadcasting: shapes="
                          f"{[tuple(s) for s in shapes_]}") from None
 
 
 def _rank_promotion_warning_or_error(fun_name, shapes_, mode):
-    msg = (f"Following NumPy automatic rank promotion for {fun_name} on shapes "
-           f"{' '.join(map(str, shapes_))}. Set the jax_numpy_rank_promotion config option "
-           "to 'allow' to disable this message; for more information, see "
-           "https://docs.jax.dev/en/latest/rank_promotion_warning.html.")
+    shapes_str = " ".join(map(str, shapes_))
     if mode == "warn":
-        import warnings  # noqa: PLC0415
-
-        warnings.warn(msg, stacklevel=4)
+        warnings.warn(f"Following NumPy automatic rank promotion for {fun_name} on shapes "
+                      f"{shapes_str}. Set the jax_numpy_rank_promotion config option to "
+                      "'allow' to disable this warning; for more information, see "
+                      "https://docs.jax.dev/en/latest/rank_promotion_warning.html.",
+                      stacklevel=5)
     else:
-        raise ValueError("Operands could not be broadcast together with shapes "
-                         f"{' '.join(map(str, shapes_))} and with the config option "
+        raise ValueError(f"Operands could not be broadcast together for {fun_name} on "
+                         f"shapes {shapes_str} and with the config option "
                          "jax_numpy_rank_promotion='raise'. For more information, see "
                          "https://docs.jax.dev/en/latest/rank_promotion_warning.html.")
 
 
+def _check_no_float0(fun_name, args):
+    for a in args:
+        if isinstance(a, (Array, Tracer)) and a.aval.dtype == dtypes.float0:
+            raise TypeError(
+                f"Called {fun_name} with a float0 array. float0s do not support any "
+                "operations by design because they are not compatible with non-trivial "
+                "vector spaces. No implicit dtype conversion is done. You can use "
+                "np.zeros_like(arr, dtype=np.float) to cast a float0 array to a regular "
+                "zeros array. \nIf you didn't expect to get a float0 you might have "
+                "accidentally taken a gradient with respect to an integer argument.")
+
+
 def promote_args(fun_name: str, *args):
     check_arraylike(fun_name, *args)
+    _check_no_float0(fun_name, args)
     return promote_shapes(fun_name, *promote_dtypes(*args))
 
 
 def promote_args_inexact(fun_name: str, *args):
     check_arraylike(fun_name, *args)
+    _check_no_float0(fun_name, args)
     return promote_shapes(fun_name, *promote_dtypes_inexact(*args))
 
 
 def promote_args_numeric(fun_name: str, *args):
     check_arraylike(fun_name, *args)
+    _check_no_float0(fun_name, args)
     return promote_shapes(fun_name, *promote_dtypes_numeric(*args))
 
 
-def broadcast_arrays_shapes(*args) -> tuple[int, ...]:
-    return tuple(np.broadcast_shapes(*[np.shape(a) for a in args]))
+def promote_args_complex(fun_name: str, *args):
+    check_arraylike(fun_name, *args)
+    _check_no_float0(fun_name, args)
+    return promote_shapes(fun_name, *promote_dtypes_complex(*args))
+
+
+# ----------------------------------------------------------------------------------------
+# Broadcasting and axes
+# ----------------------------------------------------------------------------------------
 
 
 def broadcast_to(x, shape: Sequence[int]):
-    shape = tuple(int(d) for d in shape)
+    """x broadcast to shape with one broadcast_in_dim (NumPy's rules, JAX's errors)."""
+    shape = tuple(operator.index(d) for d in shape)
     xs = np.shape(x)
     if xs == shape:
-        return x
+        return to_array(x)
     nd = len(shape)
     if len(xs) > nd:
         raise ValueError(f"Cannot broadcast to shape with fewer dimensions: arr_shape={xs} "
@@ -161,8 +247,90 @@ def broadcast_to(x, shape: Sequence[int]):
                              f"shape {shape}")
     squeezed = [i for i, (a, b) in enumerate(zip(xs, shape[pad:])) if a == 1 and b != 1]
     if squeezed:
-        x = shapes.reshape(x, tuple(d for i, d in enumerate(xs) if i not in squeezed))
+        x = shapes.squeeze(x, squeezed)
         dims = tuple(i + pad for i in range(len(xs)) if i not in squeezed)
     else:
         dims = tuple(range(pad, nd))
     return shapes.broadcast_in_dim(x, shape, dims)
+
+
+def broadcast_arrays(*args):
+    """Broadcasts all args to their common shape (unchanged when already equal)."""
+    shps = [np.shape(a) for a in args]
+    if not shps or all(s == shps[0] for s in shps):
+        return [to_array(a) for a in args]
+    shape = broadcast_shapes_checked(*shps)
+    return [broadcast_to(a, shape) for a in args]
+
+
+def canonicalize_axis(axis, ndim: int) -> int:
+    axis = operator.index(axis)
+    if not -ndim <= axis < ndim:
+        raise ValueError(f"axis {axis} is out of bounds for array of dimension {ndim}")
+    return axis + ndim if axis < 0 else axis
+
+
+def canonicalize_axes(axis, ndim: int) -> tuple[int, ...]:
+    """axis (None, an int or a sequence) as a tuple of non-negative ints; duplicates
+    raise."""
+    if axis is None:
+        return tuple(range(ndim))
+    if isinstance(axis, (tuple, list)):
+        axes = tuple(canonicalize_axis(a, ndim) for a in axis)
+    else:
+        axes = (canonicalize_axis(axis, ndim),)
+    if len(set(axes)) != len(axes):
+        raise ValueError(f"duplicate value in 'axis': {axis}")
+    return axes
+
+
+def concrete_int(x, what: str) -> int:
+    """x as a Python int, raising ConcretizationTypeError for traced values."""
+    return operator.index(core.concrete_or_error(operator.index, x, what))
+
+
+# ----------------------------------------------------------------------------------------
+# Staging as a jit call (JAX wraps many jnp functions in jit)
+# ----------------------------------------------------------------------------------------
+
+_jit_fn: list[Callable | None] = [None]
+
+
+def install_jit(jit: Callable) -> None:
+    """Called by the public didax.numpy module once didax.jit exists."""
+    _jit_fn[0] = jit
+
+
+def _staging() -> bool:
+    """True when some trace in the current chain stages equations (make_jaxpr, jit)."""
+    t = core.trace_ctx.trace
+    while t is not None:
+        if getattr(t, "is_staging", False) or type(t).__name__ == "DynamicJaxprTrace":
+            return True
+        t = getattr(t, "parent_trace", None)
+    return False
+
+
+def jit_like_jax(name: str | None = None, static_argnames: Sequence[str] = (),
+                 inline: bool = False) -> Callable:
+    """Marks a jnp function that JAX wraps in `jit`: when equations are being staged and
+    didax.jit is installed, the call is staged as a `jit[name=...]` equation (the same
+    primitives JAX shows); eagerly the function runs op by op."""
+    def deco(fun):
+        sig = inspect.signature(fun)
+        cache: dict = {}
+
+        @functools.wraps(fun)
+        def wrapper(*args, **kwargs):
+            jit = _jit_fn[0]
+            if jit is None or inline or not _staging():
+                return fun(*args, **kwargs)
+            jitted = cache.get("f")
+            if jitted is None:
+                fun.__name__ = name or fun.__name__
+                jitted = cache["f"] = jit(fun, static_argnames=tuple(static_argnames))
+            bound = sig.bind(*args, **kwargs)
+            return jitted(*bound.args, **bound.kwargs)
+        wrapper._jax_jit_name = name or fun.__name__
+        return wrapper
+    return deco
