@@ -66,3 +66,24 @@ test('non-finite cotangents get NaN badges', async ({ playground: pg, page }) =>
   await expect(page.getByTestId('nonfinite-badge').first()).toContainText('NaN');
   await expect(page.locator('[data-testid="graph-edge"].nonfinite').first()).toBeAttached();
 });
+
+test('prefers-reduced-motion turns transitions and pulses off', async ({
+  playground: pg,
+  page,
+}) => {
+  await page.emulateMedia({ reducedMotion: 'reduce' });
+  await MockKernel.install(page, { run: () => ({ cards: [syntheticCard({ eqns: 3 })] }) });
+  await pg.open();
+  await pg.runAndWait();
+  await pg.graphReady();
+  await pg.step();
+  await pg.step();
+  const current = page.locator('[data-testid="graph-node"][data-current="true"] > rect');
+  await expect(current).toHaveCount(1);
+  const style = await current.evaluate((el) => {
+    const s = getComputedStyle(el);
+    return { animation: s.animationName, transition: s.transitionDuration };
+  });
+  expect(style.animation).toBe('none');
+  expect(style.transition.split(',').every((d) => parseFloat(d) === 0)).toBe(true);
+});
