@@ -556,10 +556,13 @@ class Literal:
         self.val, self.aval = val, aval
 
     def pretty(self) -> str:
-        if np.shape(self.val):
+        val = self.val
+        if type(val) is TypedScalar:
+            val = val.val
+        if np.shape(val):
             s = "[...]"
         else:
-            s = str(np.asarray(self.val).item())
+            s = str(np.asarray(val).item())
         return f"{s}:{self.aval.str_short()}"
 
     def __repr__(self):
@@ -1054,19 +1057,13 @@ def register_array_type(t: type) -> None:
 
 
 def literal_value(x):
-    """The value stored in a Literal for constant x (a host scalar of the aval's dtype)."""
+    """The value stored in a Literal for constant x: a TypedScalar for Python scalars (so
+    it binds with the literal's exact type and prints as written), else a host array."""
     if type(x) is TypedScalar:
-        return x.val
+        return x
     aval = get_aval(x)
     if type(x) in (int, float, bool, complex):
-        kind = aval.dtype.kind
-        if kind == "f":
-            return float(x)
-        if kind == "c":
-            return complex(x)
-        if kind == "b":
-            return bool(x)
-        return int(x)
+        return typed_scalar(x, aval.dtype, aval.weak_type)
     return np.asarray(x, aval.dtype)
 
 

@@ -1,0 +1,342 @@
+"""Counter-based PRNG machinery after JAX 0.10's design (threefry2x32 by default).
+
+- `threefry2x32_p`: the Threefry-2x32 block cipher (20 rounds) on uint32 arrays, and
+  `iota_2x32_shape_p`: a row-major 64-bit counter over a shape, as (hi, lo) uint32 halves.
+  Both are primitives with every rule (NumPy impl, StableHLO lowering, batching, zero JVP).
+- The threefry implementation of the PRNG interface (seed, split, fold_in, random_bits), as
+  functions of the *physical* key data (uint32[..., 2]) written in didax.lax, vectorized
+  over leading key dimensions; `threefry_prng_impl` is registered as the default.
+- `bitcast_convert_type_p` (needed by the samplers; didax.lax has no bitcast yet).
+
+The typed-key layer (the `key<fry>` extended dtype, key arrays and the random_* key
+primitives) lives in `didax._src.prng_keys`. May import core, dtypes, config, array, the
+interpreters and didax.lax.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from typing import NamedTuple
+
+import numpy as np
+
+from didax._src import core, dtypes
+from didax._src.core import ShapedArray
+from didax._src.interpreters import batching, lowering
+from didax._src.interpreters import partial_eval as pe
+from didax._src.lax import lax, shapes
+from didax._src.lax._define import (
+    NONLINEAR,
+    ZERO_JVP,
+    broadcast_shapes_rule,
+    def_primitive,
+    unsupported,
+)
+
+_U32 = np.dtype("uint32")
+_ROTATIONS = ((13, 15, 26, 6), (17, 29, 16, 24))
+_PARITY = 0x1BD11BDA  # Threefry's key-schedule parity constant
+UINT_DTYPES = {8: np.dtype("uint8"), 16: np.dtype("uint16"), 32: _U32,
+               64: np.dtype("uint64")}
+
+
+# ----------------------------------------------------------------------------------------
+# threefry2x32
+# ----------------------------------------------------------------------------------------
+
+
+def _threefry_abstract_eval(k1, k2, x1, x2):
+    avals = (k1, k2, x1, x2)
+    if any(a.dtype != _U32 for a in avals):
+        raise TypeError(f"Arguments to threefry2x32 must have uint32 type, got "
+                        f"{[a.str_short() for a in avals]}")
+    shape = broadcast_shapes_rule("threefry2x32", *(a.shape for a in avals))
+    return [ShapedArray(shape, _U32)] * 2
+
+
+def _threefry_rounds(x0, x1, ks, add, rotl, xor, const):
+    """The 20 rounds and 5 key injections, over any array-like algebra."""
+    x0, x1 = add(x0, ks[0]), add(x1, ks[1])
+    for i in range(5):
+        for r in _ROTATIONS[i % 2]:
+            x0 = add(x0, x1)
+            x1 = xor(x0, rotl(x1, r))
+        x0 = add(x0, ks[(i + 1) % 3])
+        x1 = add(add(x1, ks[(i + 2) % 3]), const(i + 1))
+    return x0, x1
+
+
+def _threefry_impl(k1, k2, x1, x2):
+    shape = np.broadcast_shapes(*(np.shape(a) for a in (k1, k2, x1, x2)))
+    k1, k2, x1, x2 = (np.broadcast_to(np.asarray(a, _U32), shape) for a in (k1, k2, x1, x2))
+    with np.errstate(over="ignore"):
+        ks = (k1, k2, k1 ^ k2 ^ np.uint32(_PARITY))
+        return _threefry_rounds(
+            x1, x2, ks, add=np.add, xor=np.bitwise_xor, const=np.uint32,
+            rotl=lambda v, r: (v << np.uint32(r)) | (v >> np.uint32(32 - r)))
+
+
+def _threefry_lower(ctx, k1, k2, x1, x2):
+    fn, aval = ctx.fn, ctx.avals_out[0]
+    k1, k2, x1, x2 = (lowering.broadcast_to(fn, v, aval) for v in (k1, k2, x1, x2))
+
+    def op(name, a, b):
+        return fn.op1(f"stablehlo.{name}", [a, b], aval)
+
+    def const(c):
+        return fn.const(np.uint32(c), aval)
+
+    def rotl(v, r):
+        return op("or", op("shift_left", v, const(r)),
+                  op("shift_right_logical", v, const(32 - r)))
+
+    def add(a, b):
+        return op("add", a, b)
+
+    def xor(a, b):
+        return op("xor", a, b)
+
+    ks = (k1, k2, xor(xor(k1, k2), const(_PARITY)))
+    return list(_threefry_rounds(x1, x2, ks, add=add, xor=xor, const=const, rotl=rotl))
+
+
+def _threefry_batch(axis_data, vals, dims):
+    outs, out_dim = batching.broadcast_batcher(threefry2x32_p, axis_data, vals, dims)
+    return outs, [out_dim, out_dim]
+
+
+threefry2x32_p = def_primitive(
+    "threefry2x32", abstract_eval=_threefry_abstract_eval, impl=_threefry_impl,
+    jvp=ZERO_JVP, transpose=NONLINEAR, batch=_threefry_batch, lower=_threefry_lower,
+    multiple_results=True)
+
+
+# ----------------------------------------------------------------------------------------
+# iota_2x32_shape
+# ----------------------------------------------------------------------------------------
+
+
+def _iota_2x32_abstract_eval(*, shape):
+    return [ShapedArray(shape, _U32)] * 2
+
+
+def _iota_2x32_impl(*, shape):
+    counts = np.arange(math.prod(shape), dtype=np.uint64).reshape(shape)
+    return [(counts >> np.uint64(32)).astype(_U32), counts.astype(_U32)]
+
+
+def _iota_2x32_lower(ctx, *, shape):
+    fn, out = ctx.fn, ctx.avals_out[0]
+    flat = ShapedArray((math.prod(shape),), np.uint64)
+    counts = fn.op1("stablehlo.iota", [], flat, "iota_dimension = 0 : i64")
+    counts = fn.op1("stablehlo.reshape", [counts], ShapedArray(shape, np.uint64))
+    shifted = fn.op1("stablehlo.shift_right_logical",
+                     [counts, fn.const(np.uint64(32), counts.aval)], counts.aval)
+    return [fn.op1("stablehlo.convert", [shifted], out),
+            fn.op1("stablehlo.convert", [counts], out)]
+
+
+iota_2x32_shape_p = def_primitive(
+    "iota_2x32_shape", abstract_eval=_iota_2x32_abstract_eval, impl=_iota_2x32_impl,
+    jvp=ZERO_JVP, transpose=NONLINEAR, multiple_results=True, lower=_iota_2x32_lower,
+    batch=unsupported("iota_2x32_shape has no operands, so it is never batched"))
+
+
+def iota_2x32_shape(shape: tuple[int, ...]):
+    """(hi, lo) uint32 halves of a row-major uint64 iota over `shape`."""
+    if not shape:
+        zero = lax.full((), 0, _U32)
+        return zero, zero
+    return iota_2x32_shape_p.bind(shape=tuple(shape))
+
+
+# ----------------------------------------------------------------------------------------
+# bitcast_convert_type
+# ----------------------------------------------------------------------------------------
+
+
+def _bitcast_abstract_eval(x, *, new_dtype):
+    old_bits = dtypes.itemsize_bits(x.dtype)
+    new_bits = dtypes.itemsize_bits(new_dtype)
+    if dtypes.is_complex(x.dtype) != dtypes.is_complex(new_dtype):
+        raise TypeError("lax.bitcast_convert_type does not support bitcasting between "
+                        "complex and non-complex types.")
+    if old_bits == new_bits:
+        shape = x.shape
+    elif old_bits > new_bits:
+        shape = (*x.shape, old_bits // new_bits)
+    else:
+        if not x.shape or x.shape[-1] != new_bits // old_bits:
+            raise TypeError(f"Attempting to convert array of shape {x.shape} from "
+                            f"{x.dtype} of size {old_bits} bits to {new_dtype} of size "
+                            f"{new_bits}, bits but {new_bits}/{old_bits} != "
+                            f"{x.shape[-1] if x.shape else ()}")
+        shape = x.shape[:-1]
+    return ShapedArray(shape, new_dtype)
+
+
+def _bitcast_impl(x, *, new_dtype):
+    out = np.ascontiguousarray(x).view(new_dtype)
+    old_bits, new_bits = x.dtype.itemsize, np.dtype(new_dtype).itemsize
+    if old_bits > new_bits:
+        return out.reshape(*x.shape, old_bits // new_bits)
+    if old_bits < new_bits:
+        return out.reshape(x.shape[:-1])
+    return out.reshape(x.shape)
+
+
+def _bitcast_batch(axis_data, vals, dims, *, new_dtype):
+    (x,), (d,) = vals, dims
+    x = batching.moveaxis(x, d, 0)
+    return bitcast_convert_type_p.bind(x, new_dtype=new_dtype), 0
+
+
+bitcast_convert_type_p = def_primitive(
+    "bitcast_convert_type", abstract_eval=_bitcast_abstract_eval, impl=_bitcast_impl,
+    jvp=ZERO_JVP, transpose=NONLINEAR, batch=_bitcast_batch,
+    lower=lambda ctx, x, *, new_dtype: ctx.fn.op1("stablehlo.bitcast_convert", [x],
+                                                  ctx.avals_out[0]))
+
+
+def bitcast_convert_type(operand, new_dtype):
+    """`lax.bitcast_convert_type`: reinterpret the bits of operand as new_dtype."""
+    new_dtype = dtypes.canonicalize_dtype(np.dtype(new_dtype))
+    return bitcast_convert_type_p.bind(operand, new_dtype=new_dtype)
+
+
+# ----------------------------------------------------------------------------------------
+# The threefry PRNG on physical key data (uint32[*batch, 2])
+# ----------------------------------------------------------------------------------------
+
+
+def _keypair(base):
+    """The two uint32 words of every key: (k1, k2), each of the batch shape."""
+    axis = np.ndim(base) - 1
+    return (shapes.index_in_dim(base, 0, axis, keepdims=False),
+            shapes.index_in_dim(base, 1, axis, keepdims=False))
+
+
+def _lead(x, lead_shape, trail_shape):
+    """Broadcasts x of shape `lead_shape` (or `trail_shape`) to lead + trail."""
+    full = (*lead_shape, *trail_shape)
+    n = np.ndim(x)
+    dims = range(n) if np.shape(x) == tuple(lead_shape) else range(len(full) - n, len(full))
+    return shapes.broadcast_in_dim(x, full, tuple(dims))
+
+
+def _threefry_over(base, shape):
+    """threefry2x32 of every key against the counter over `shape`: two uint32 arrays of
+    shape (*batch, *shape)."""
+    k1, k2 = _keypair(base)
+    batch = np.shape(k1)
+    hi, lo = iota_2x32_shape(tuple(shape))
+    args = [_lead(k1, batch, shape), _lead(k2, batch, shape),
+            _lead(hi, (), (*batch, *shape)) if not batch else _lead(hi, batch, shape),
+            _lead(lo, (), (*batch, *shape)) if not batch else _lead(lo, batch, shape)]
+    return threefry2x32_p.bind(*args)
+
+
+def _stack_last(a, b):
+    shape = (*np.shape(a), 1)
+    dims = tuple(range(np.ndim(a)))
+    return shapes.concatenate([shapes.broadcast_in_dim(a, shape, dims),
+                               shapes.broadcast_in_dim(b, shape, dims)], np.ndim(a))
+
+
+def threefry_seed(seeds):
+    """Key data for integer seeds (any shape): hi and lo 32-bit words of each seed."""
+    dt = core.get_aval(seeds).dtype
+    if not dtypes.is_int(dt):
+        raise TypeError(f"PRNG key seed must be an integer; got {seeds!r}")
+    hi = lax.convert_element_type(
+        lax.shift_right_logical(seeds, lax.full((), 32, dt)), _U32)
+    lo = lax.convert_element_type(seeds, _U32)  # == seed & 0xFFFFFFFF
+    return _stack_last(hi, lo)
+
+
+def threefry_split(base, shape: tuple[int, ...]):
+    """Key data (*batch, 2) -> (*batch, *shape, 2) of fresh keys."""
+    b1, b2 = _threefry_over(base, shape)
+    return _stack_last(b1, b2)
+
+
+def threefry_fold_in(base, msgs):
+    """Key data (*batch, 2) and uint32 messages of the same batch shape -> new key data."""
+    k1, k2 = _keypair(base)
+    zero = lax.full((), 0, _U32)
+    b1, b2 = threefry2x32_p.bind(k1, k2, shapes.broadcast_in_dim(zero, np.shape(msgs), ()),
+                                 msgs)
+    return _stack_last(b1, b2)
+
+
+def threefry_random_bits(base, bit_width: int, shape: tuple[int, ...]):
+    """Uniform bits: key data (*batch, 2) -> uint<bit_width>[*batch, *shape]."""
+    if bit_width not in UINT_DTYPES:
+        raise TypeError("requires 8-, 16-, 32- or 64-bit field width.")
+    if math.prod(shape) > 2 ** 64:
+        raise NotImplementedError("random bits array of size exceeding 2 ** 64")
+    b1, b2 = _threefry_over(base, shape)
+    dtype = UINT_DTYPES[bit_width]
+    if bit_width == 64:
+        hi, lo = lax.convert_element_type(b1, dtype), lax.convert_element_type(b2, dtype)
+        return lax.bitwise_or(lax.shift_left(hi, lax.full((), 32, core.get_aval(hi).dtype)),
+                              lo)
+    bits = lax.bitwise_xor(b1, b2)
+    return bits if bit_width == 32 else lax.convert_element_type(bits, dtype)
+
+
+class PRNGImpl(NamedTuple):
+    """A PRNG implementation: the shape of one key's uint32 data and its operations, each
+    a function of physical key data with leading batch dimensions."""
+
+    key_shape: tuple[int, ...]
+    seed: Callable
+    split: Callable
+    random_bits: Callable
+    fold_in: Callable
+    name: str = "<unnamed>"
+    tag: str = "?"
+
+    def __hash__(self) -> int:
+        return hash(self.tag)
+
+    def __str__(self) -> str:
+        return self.tag
+
+
+prngs: dict[str, PRNGImpl] = {}
+
+
+def register_prng(impl: PRNGImpl) -> None:
+    if impl.name in prngs:
+        raise ValueError(f"PRNG with name {impl.name} already registered: {impl}")
+    prngs[impl.name] = impl
+
+
+threefry_prng_impl = PRNGImpl(
+    key_shape=(2,), seed=threefry_seed, split=threefry_split,
+    random_bits=threefry_random_bits, fold_in=threefry_fold_in,
+    name="threefry2x32", tag="fry")
+register_prng(threefry_prng_impl)
+
+
+# ----------------------------------------------------------------------------------------
+# Lowering through a traced physical function
+# ----------------------------------------------------------------------------------------
+
+
+def lower_physical(ctx, fun: Callable, in_avals: Sequence[ShapedArray], args,
+                   multiple_results: bool):
+    """Lowers `fun` (written in didax.lax, taking and returning physical arrays) inline:
+    traced to a jaxpr over `in_avals`, whose equations are emitted into ctx's function."""
+    args = [lowering.Value(v.name, a) for v, a in zip(args, in_avals)]
+
+    def flat(*xs):
+        out = fun(*xs)
+        return list(out) if multiple_results else [out]
+
+    with core.set_current_trace(core.eval_trace):
+        closed = pe.trace_to_closed_jaxpr(flat, list(in_avals), "lowering")
+    outs = lowering.lower_jaxpr_body(ctx.fn, closed.jaxpr, closed.consts, args, ctx.tokens)
+    return outs if multiple_results else outs[0]
