@@ -15,7 +15,7 @@ import operator
 
 import numpy as np
 
-from didax._src import core, dtypes
+from didax._src import core
 from didax._src.core import ShapedArray
 from didax._src.interpreters import ad, batching, lowering
 from didax._src.interpreters import partial_eval as pe
@@ -129,9 +129,10 @@ def _gather_batch(axis_data, vals, dims, *, dimension_numbers, slice_sizes, uniq
                   indices_are_sorted=indices_are_sorted, **kw), 0
 
 
-def _dnums_attr(kind: str, fields) -> str:
-    body = ", ".join(f"{k} = [{', '.join(map(str, v))}]" for k, v in fields if len(v))
-    return f"#stablehlo.{kind}<{body}, index_vector_dim = {fields[-1][1]}>"
+def _dnums_attr(kind: str, fields, index_vector_dim: int) -> str:
+    parts = [f"{k} = [{', '.join(map(str, v))}]" for k, v in fields if len(v)]
+    parts.append(f"index_vector_dim = {index_vector_dim}")
+    return f"#stablehlo.{kind}<{', '.join(parts)}>"
 
 
 def _emit_gather(fn, operand, indices, dn, slice_sizes, sorted_, out_aval):
@@ -141,7 +142,7 @@ def _emit_gather(fn, operand, indices, dn, slice_sizes, sorted_, out_aval):
               ("operand_batching_dims", dn.operand_batching_dims),
               ("start_indices_batching_dims", dn.start_indices_batching_dims),
               ("start_index_map", dn.start_index_map)]
-    attr = _dnums_attr("gather", fields + [("", indices.aval.ndim - 1)])
+    attr = _dnums_attr("gather", fields, indices.aval.ndim - 1)
     attrs = (f"dimension_numbers = {attr}, indices_are_sorted = {str(sorted_).lower()}, "
              f"slice_sizes = {lowering.i64_array(slice_sizes)}")
     return fn.op1("stablehlo.gather", [operand, indices], out_aval, attrs)
@@ -207,7 +208,7 @@ gather_p = def_primitive(
 # ----------------------------------------------------------------------------------------
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _combiner_jaxpr(name: str, dtype) -> core.Jaxpr:
     """The scalar update computation `{ lambda ; a b. let c = op a b in (c,) }`."""
     fn = {"add": lax.add, "sub": lax.sub, "mul": lax.mul, "min": lax.min,
@@ -489,10 +490,10 @@ def _scatter_lower(ctx, operand, indices, updates, *, update_jaxpr, update_const
               ("inserted_window_dims", dn.inserted_window_dims),
               ("input_batching_dims", dn.operand_batching_dims),
               ("scatter_indices_batching_dims", dn.scatter_indices_batching_dims),
-              ("scatter_dims_to_operand_dims", dn.scatter_dims_to_operand_dims),
-              ("", indices.aval.ndim - 1)]
+              ("scatter_dims_to_operand_dims", dn.scatter_dims_to_operand_dims)]
     attrs = (f"indices_are_sorted = {str(indices_are_sorted).lower()}, "
-             f"scatter_dimension_numbers = {_dnums_attr('scatter', fields)}, "
+             f"scatter_dimension_numbers = "
+             f"{_dnums_attr('scatter', fields, indices.aval.ndim - 1)}, "
              f"unique_indices = {str(unique_indices).lower()}")
     return ctx.fn.op1("stablehlo.scatter", [operand, indices, updates], ctx.avals_out[0],
                       attrs, [region])
@@ -524,3 +525,71 @@ _SCATTER_PRIMS = {"scatter": scatter_p, "scatter_add": scatter_add_p,
                   "scatter_min": scatter_min_p, "scatter_max": scatter_max_p}
 for _p in _SCATTER_PRIMS.values():
     batching.primitive_batchers[_p] = _scatter_batch(_p)
+
+
+# ----------------------------------------------------------------------------------------
+# Helpers built on gather/scatter
+# ----------------------------------------------------------------------------------------
+
+
+def take_along_axis(x, idx, axis: int):
+    """out[..., i, ...] = x[..., idx[..., i, ...], ...] along `axis`; idx has x's shape
+    except along axis (a gather batched over every other dimension)."""
+    nd = np.ndim(x)
+    axis = shapes.canonicalize_axis(axis, nd)
+    others = tuple(d for d in range(nd) if d != axis)
+    dn = GatherDimensionNumbers(offset_dims=(), collapsed_slice_dims=(axis,),
+                                start_index_map=(axis,), operand_batching_dims=others,
+                                start_indices_batching_dims=others)
+    indices = shapes.expand_dims(idx, (nd,))
+    return gather(x, indices, dn, (1,) * nd, mode=_PROMISE)
+
+
+def _stack_start_indices(idxs, ids, size):
+    """Scalar start indices (some batched along axis 0 of size `size`) as one (size, n)
+    index array."""
+    dt = np.result_type(*[core.get_aval(i).dtype for i in idxs]) if idxs else np.int32
+    cols = []
+    for i, d in zip(idxs, ids):
+        i = lax.convert_element_type(i, dt)
+        if d is None:
+            cols.append(shapes.broadcast_in_dim(i, (size, 1), ()))
+        else:
+            cols.append(shapes.broadcast_in_dim(batching.moveaxis(i, d, 0), (size, 1), (0,)))
+    if not cols:
+        return np.zeros((size, 0), np.int32)
+    return shapes.concatenate(cols, 1)
+
+
+def batched_dynamic_slice(axis_data, x, xd, idxs, ids, slice_sizes):
+    """dynamic_slice whose start indices are batched: a clamping gather (batch dim 0)."""
+    nd = len(slice_sizes)
+    dims = tuple(range(nd))
+    dn = GatherDimensionNumbers(offset_dims=dims, collapsed_slice_dims=(), start_index_map=dims)
+    index = _stack_start_indices(idxs, ids, axis_data.size)
+    out, _ = _gather_batch(axis_data, [x, index], [xd, 0], dimension_numbers=dn,
+                           slice_sizes=tuple(slice_sizes), unique_indices=True,
+                           indices_are_sorted=True, mode=_CLIP, fill_value=None)
+    return out
+
+
+def batched_dynamic_update_slice(axis_data, x, xd, upd, ud, idxs, ids):
+    """dynamic_update_slice whose start indices are batched: a clamping scatter (batch dim
+    0)."""
+    nd = len(idxs)
+    dims = tuple(range(nd))
+    dn = ScatterDimensionNumbers(update_window_dims=dims, inserted_window_dims=(),
+                                 scatter_dims_to_operand_dims=dims)
+    index = _stack_start_indices(idxs, ids, axis_data.size)
+    out, _ = _scatter_batch(scatter_p)(
+        axis_data, [x, index, upd], [xd, 0, ud], dimension_numbers=dn, update_jaxpr=None,
+        update_consts=(), indices_are_sorted=True, unique_indices=True, mode=_CLIP)
+    return out
+
+
+__all__ = ["GatherDimensionNumbers", "ScatterDimensionNumbers", "GatherScatterMode",
+           "gather", "gather_p", "scatter", "scatter_p", "scatter_add", "scatter_add_p",
+           "scatter_sub", "scatter_sub_p", "scatter_mul", "scatter_mul_p", "scatter_min",
+           "scatter_min_p", "scatter_max", "scatter_max_p", "scatter_apply",
+           "take_along_axis", "batched_dynamic_slice", "batched_dynamic_update_slice",
+           "lower_traced"]
