@@ -164,6 +164,7 @@ async def spawn_to_ready(samples: int) -> dict[str, Any]:
         await kernel.wait_ready(settings.spawn_timeout_s)
         times.append((time.perf_counter() - started) * 1000)
         await kernel.close()
+    prov.close()
     return {"mode": prov.mode, **summary(times)}
 
 

@@ -68,9 +68,8 @@ def detect(name: str) -> tuple[int | None, str]:
 class KernelCgroup:
     """The cgroup(s) of one kernel slot."""
 
-    def __init__(self, version: int, name: str, slot: int, limits: CgroupLimits) -> None:
+    def __init__(self, version: int, name: str, leaf: str, limits: CgroupLimits) -> None:
         self.version = version
-        leaf = f"slot-{slot}"
         if version == 1:
             self.dirs = [ROOT / c / name / leaf for c in V1_CONTROLLERS]
         else:
@@ -151,3 +150,31 @@ class KernelCgroup:
                         return False
                     time.sleep(0.02)
         return True
+
+
+def sweep(name: str, prefix: str, wait_s: float = 2.0) -> list[str]:
+    """Kill and remove every group under `name` whose leaf starts with `prefix` (v1 and v2).
+
+    Used for groups this server instance owns exclusively (its instance lock is held): stale
+    ones from a crashed predecessor at start-up, and anything left at shutdown."""
+    parents = [ROOT / c / name for c in V1_CONTROLLERS] + [ROOT / name]
+    left: list[str] = []
+    for parent in parents:
+        if not parent.is_dir():
+            continue
+        for group in parent.iterdir():
+            if not (group.is_dir() and group.name.startswith(prefix)):
+                continue
+            deadline = time.monotonic() + wait_s
+            while group.exists():
+                for pid in _read_ints(group / "cgroup.procs"):
+                    with contextlib.suppress(ProcessLookupError, PermissionError):
+                        os.kill(pid, signal.SIGKILL)
+                try:
+                    group.rmdir()
+                except OSError:
+                    if time.monotonic() > deadline:
+                        left.append(str(group))
+                        break
+                    time.sleep(0.02)
+    return left

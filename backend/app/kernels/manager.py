@@ -91,6 +91,8 @@ class KernelManager:
         await asyncio.gather(*(k.close() for k in list(self._kernels)), return_exceptions=True)
         self._kernels.clear()
         self._pool.clear()
+        if self.provisioner is not None:
+            self.provisioner.close()
 
     async def _refill_loop(self) -> None:
         backoff = 0.5

@@ -23,7 +23,9 @@ from __future__ import annotations
 import abc
 import asyncio
 import contextlib
+import fcntl
 import json
+import logging
 import os
 import shutil
 import signal
@@ -34,8 +36,9 @@ from pathlib import Path
 from typing import Any
 
 from app.config import Settings
-from app.kernels.cgroups import KernelCgroup, detect
+from app.kernels.cgroups import KernelCgroup, detect, sweep
 
+log = logging.getLogger("didax.provisioner")
 LAUNCH_ENV = {"PATH": "/usr/bin:/bin"}
 KERNEL_ENV = {
     "PATH": "/usr/bin",
@@ -173,6 +176,9 @@ class Provisioner(abc.ABC):
             },
         }
 
+    def close(self) -> None:  # noqa: B027 - optional hook, deliberately empty by default
+        """Release what the provisioner holds (nothing by default)."""
+
     @abc.abstractmethod
     async def launch(self, slot: int) -> KernelProcess:
         """Start a kernel for `slot`; it announces `ready` on the returned control stream."""
@@ -239,13 +245,63 @@ class RlimitsProvisioner(Provisioner):
         return await self._spawn(lambda fd: (argv, {**env, "SBX_CTL_FD": str(fd)}), None, workdir)
 
 
+INSTANCE_DIR = Path("/run/didax")
+MAX_INSTANCES = 32
+
+
+def claim_instance() -> tuple[int, int]:
+    """(index, lock fd): a sandbox instance number no other live server on this host holds.
+
+    Each server process gets its own block of slot uids and its own cgroup names, so two
+    servers (tests, e2e, bench) never kill or share each other's kernels. The flock is held
+    until the fd is closed (at the latest when the process exits)."""
+    INSTANCE_DIR.mkdir(mode=0o700, parents=True, exist_ok=True)
+    flags = os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC
+    for index in range(MAX_INSTANCES):
+        fd = os.open(INSTANCE_DIR / f"instance-{index}.lock", flags, 0o600)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(fd)
+            continue
+        return index, fd
+    raise RuntimeError(f"all {MAX_INSTANCES} sandbox instances are in use")
+
+
 class SandboxProvisioner(Provisioner):
     """The full sandbox: cgroup + setpriv slot uid + bubblewrap namespaces + rlimits + seccomp."""
 
     mode = "full"
 
-    def __init__(self, settings: Settings, cgroup_version: int | None, cgroup_detail: str):
+    def __init__(
+        self, settings: Settings, cgroup_version: int | None = None, cgroup_detail: str = ""
+    ) -> None:
         super().__init__(settings)
+        self.instance, self._lock_fd = claim_instance()
+        self.set_cgroups(cgroup_version, cgroup_detail)
+        sweep(settings.cgroup_name, self.cgroup_prefix)  # leftovers of a crashed predecessor
+
+    @property
+    def cgroup_prefix(self) -> str:
+        return f"i{self.instance}-"
+
+    def release_instance(self) -> None:
+        with contextlib.suppress(OSError):
+            os.close(self._lock_fd)
+
+    def close(self) -> None:
+        """Remove this instance's cgroups (its kernels are gone), then free the instance."""
+        left = sweep(self.settings.cgroup_name, self.cgroup_prefix)
+        if left:
+            log.warning("cgroups left behind: %s", left)
+        self.release_instance()
+
+    def slot_uid(self, slot: int) -> int:
+        """Slot uids: one block of max_kernels + 1 per instance (the last one for the probe)."""
+        block = self.settings.max_kernels + 1
+        return self.settings.slot_uid_base + self.instance * block + slot
+
+    def set_cgroups(self, cgroup_version: int | None, cgroup_detail: str) -> None:
         self.cgroup_version = cgroup_version
         layers = ["bwrap", "uid"]
         if cgroup_version:
@@ -293,7 +349,7 @@ class SandboxProvisioner(Provisioner):
         return argv + inner
 
     def setpriv_argv(self, slot: int) -> list[str]:
-        uid = str(self.settings.slot_uid_base + slot)
+        uid = str(self.slot_uid(slot))
         return [
             "setpriv",
             f"--reuid={uid}",
@@ -309,7 +365,8 @@ class SandboxProvisioner(Provisioner):
         s = self.settings
         cgroup = None
         if self.cgroup_version:
-            cgroup = KernelCgroup(self.cgroup_version, s.cgroup_name, slot, s.cgroup)
+            leaf = f"{self.cgroup_prefix}slot-{slot}"
+            cgroup = KernelCgroup(self.cgroup_version, s.cgroup_name, leaf, s.cgroup)
             cgroup.create()
         procs = cgroup.procs_files() if cgroup else []
         inner = ["/opt/venv/bin/python", "-I", "-B", "/opt/sbx/sandbox/main.py"]
@@ -330,7 +387,9 @@ class SandboxProvisioner(Provisioner):
         return await self._spawn(build, cgroup, None)
 
 
-def probe_full_sandbox(settings: Settings) -> tuple[bool, str]:
+def probe_full_sandbox(
+    settings: Settings, prov: SandboxProvisioner | None = None
+) -> tuple[bool, str]:
     """Can this machine run the full sandbox? Tries a real bwrap launch as a slot uid."""
     if os.geteuid() != 0:
         return False, "the server is not root (per-slot uids and cgroups need it)"
@@ -339,10 +398,19 @@ def probe_full_sandbox(settings: Settings) -> tuple[bool, str]:
         return False, f"missing tools: {', '.join(missing)} (scripts/setup_system.sh)"
     if not Path(settings.kernel_python).exists():
         return False, f"kernel python {settings.kernel_python} does not exist"
-    prov = SandboxProvisioner(settings, None, "")
+    own = prov is None
+    prov = prov or SandboxProvisioner(settings)
+    try:
+        return _probe_launch(prov)
+    finally:
+        if own:
+            prov.release_instance()
+
+
+def _probe_launch(prov: SandboxProvisioner) -> tuple[bool, str]:
     check = "import numpy, pyseccomp, sys; print('sandbox-ok', sys.prefix)"
     inner = ["/opt/venv/bin/python", "-I", "-B", "-c", check]
-    argv = prov.setpriv_argv(settings.max_kernels) + prov.bwrap_argv(inner)
+    argv = prov.setpriv_argv(prov.settings.max_kernels) + prov.bwrap_argv(inner)
     try:
         done = subprocess.run(argv, env=LAUNCH_ENV, capture_output=True, text=True, timeout=60)
     except (OSError, subprocess.TimeoutExpired) as exc:
@@ -359,10 +427,19 @@ def choose_provisioner(settings: Settings) -> tuple[Provisioner | None, str]:
         if not settings.loopback_only:
             return None, "rlimits-only kernels are allowed on a loopback server only"
         return RlimitsProvisioner(settings), "DIDAX_SANDBOX=rlimits"
-    ok, why = probe_full_sandbox(settings)
-    if ok:
-        version, detail = detect(settings.cgroup_name)
-        return SandboxProvisioner(settings, version, detail), "full sandbox"
+    full: SandboxProvisioner | None = None
+    why = "the server is not root (per-slot uids and cgroups need it)"
+    if os.geteuid() == 0:
+        try:
+            full = SandboxProvisioner(settings)
+        except (OSError, RuntimeError) as exc:
+            why = f"no sandbox instance: {exc}"
+    if full is not None:
+        ok, why = probe_full_sandbox(settings, full)
+        if ok:
+            full.set_cgroups(*detect(settings.cgroup_name))
+            return full, "full sandbox"
+        full.release_instance()
     if settings.sandbox == "full" or not settings.loopback_only:
         return None, f"the full sandbox is unavailable: {why}"
     prov = RlimitsProvisioner(settings)
