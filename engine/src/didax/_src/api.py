@@ -679,6 +679,11 @@ def _host_value(v):
 
 def block_until_ready(x):
     """Waits for every Array leaf of x; returns x."""
+    if type(x) is Array:
+        buf = x._buf
+        if buf is not None:
+            buf.block_until_ready()
+        return x
     for leaf in tree_flatten(x)[0]:
         if hasattr(leaf, "block_until_ready"):
             leaf.block_until_ready()

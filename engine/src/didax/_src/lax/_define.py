@@ -188,9 +188,16 @@ def _float0_error(name: str, pos: int | None) -> TypeError:
         "might have accidentally taken a gradient with respect to an integer argument.")
 
 
+_accepted_cache: dict = {}
+
+
 def check_accepted(name: str, aval, accepted: Sequence[type], pos: int | None) -> None:
     dt = aval.dtype
-    if any(dtypes.issubdtype(dt, t) for t in accepted):
+    key = (dt, accepted)
+    ok = _accepted_cache.get(key)
+    if ok is None:
+        ok = _accepted_cache[key] = any(dtypes.issubdtype(dt, t) for t in accepted)
+    if ok:
         return
     if dt == dtypes.float0:
         raise _float0_error(name, pos)
@@ -251,7 +258,28 @@ def naryop_abstract_eval(name: str, accepted: Sequence[Sequence[type]],
                          result_dtype: Callable | None = None,
                          weak_rule: Callable | None = None,
                          require_same: bool = True) -> Callable:
+    accepted = tuple(tuple(a) for a in accepted)
+    fast_ok: dict = {}
+
     def rule(*avals, **params):
+        if len(avals) == 2 and result_dtype is None and weak_rule is None:
+            x, y = avals
+            # Common case: same dtype, same shape (or a scalar operand).
+            if x.dtype == y.dtype and (x.shape == y.shape or not y.shape or not x.shape):
+                ok = fast_ok.get(x.dtype)
+                if ok is None:
+                    try:
+                        check_accepted(name, x, accepted[0], 0)
+                        check_accepted(name, y, accepted[1], 1)
+                        ok = fast_ok[x.dtype] = True
+                    except TypeError:
+                        ok = fast_ok[x.dtype] = False
+                if ok:
+                    return ShapedArray(x.shape if x.shape else y.shape, x.dtype,
+                                       x.weak_type and y.weak_type)
+        return slow(*avals, **params)
+
+    def slow(*avals, **params):
         for i, (a, acc) in enumerate(zip(avals, accepted)):
             check_accepted(name, a, acc, i)
         if require_same:

@@ -334,3 +334,19 @@ def jit_like_jax(name: str | None = None, static_argnames: Sequence[str] = (),
         wrapper._jax_jit_name = name or fun.__name__
         return wrapper
     return deco
+
+
+@jit_like_jax("_where")
+def where3(condition, x, y):
+    """jnp.where(condition, x, y): condition as bool, x and y promoted, all broadcast."""
+    condition, x, y = ensure_arraylike("where", condition, x, y)
+    if dtype_of(condition) != np.bool_:
+        condition = lax.ne(condition, zero(condition))
+    x, y = promote_dtypes(x, y)
+    if np.ndim(condition) == 0:
+        x, y = broadcast_arrays(x, y)
+    else:
+        condition, x, y = broadcast_arrays(condition, x, y)
+    if 0 in np.shape(x):
+        return to_array(x)
+    return lax.select(condition, x, y)
