@@ -291,6 +291,9 @@ class Kernel:
             )
             return RunOutcome("error", _error("output_limit", msg), run.n_cards, False)
         detail = await self._exit_detail(event.reason)
+        if "SIGXCPU" in detail:
+            msg = "the kernel used up its CPU-time budget (RLIMIT_CPU); it was stopped"
+            return RunOutcome("timeout", _error("timeout", msg), run.n_cards, False)
         if self.proc.oom_killed():
             return RunOutcome(
                 "error", _error("memory", f"out of memory: {detail}"), run.n_cards, False
