@@ -175,9 +175,7 @@ class Kernel:
         except ValueError as exc:
             log.warning("slot %s: %s", self.slot, exc)
             return
-        if isinstance(event, KStream):
-            self._output(event.name, event.text, event.run_id)
-        elif isinstance(event, KLog):
+        if isinstance(event, KLog):
             log.info("slot %s kernel: %s", self.slot, event.text[:500])
         else:
             self._events.put_nowait(event)
@@ -243,7 +241,9 @@ class Kernel:
             return await self._ended_outcome(run, event)
         if run.cancelled:
             return None
-        if isinstance(event, KStatus) and event.run_id == run.run_id:
+        if isinstance(event, KStream):  # in order with cards and statuses (same queue)
+            self._output(event.name, event.text, event.run_id)
+        elif isinstance(event, KStatus) and event.run_id == run.run_id:
             if event.state in KERNEL_STATES:
                 run.sink.status(event.state)
         elif isinstance(event, KCard) and event.run_id == run.run_id:

@@ -65,7 +65,7 @@ def test_import_jax_resolves_to_didax(server):
         welcome = c.hello()
         reply, msgs = c.run(code)
     if not (welcome["engine"] or {}).get("available"):
-        assert reply["error"]["exc_type"] == "ModuleNotFoundError"
+        assert reply["error"]["kind"] == "exception"  # importing the broken engine raises
         return
     if reply["ok"]:
         assert c.stdout(msgs) == "True didax\n"

@@ -156,3 +156,25 @@ def test_idle_session_kernel_is_released(tmp_path):
             assert c.run("print(2)")[0]["ok"]  # a new kernel for the next run
     finally:
         server.stop()
+
+
+def test_cards_are_validated_and_forwarded_in_order(tmp_path):
+    server = fake_kernel_server(tmp_path, "cards.py").start()
+    try:
+        with client(server) as c:
+            rid = c.send({"type": "run_request", "code": "x"})
+            msgs = []
+            while not msgs or msgs[-1]["type"] != "run_reply":
+                env = c.recv()
+                assert env["parent_id"] == rid  # the forged card of another run never shows
+                msgs.append(env["msg"])
+    finally:
+        server.stop()
+    kinds = [m["type"] for m in msgs]
+    kinds = kinds[1:]  # msgs[0]: status "starting" (no warm pool here)
+    assert kinds == ["status", "stream", "trace_card", "error", "status", "run_reply"], kinds
+    assert msgs[0]["state"] == "starting" and msgs[1]["state"] == "tracing"
+    assert msgs[3]["card"]["title"] == "grad(loss)" and msgs[3]["run_id"] == rid
+    assert msgs[4]["code"] == "invalid_card" and "jaxpr" in msgs[4]["detail"]
+    assert msgs[5]["state"] == "done"
+    assert msgs[6]["ok"] and msgs[6]["n_cards"] == 1  # counted by the server, not the kernel
