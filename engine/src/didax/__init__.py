@@ -23,6 +23,8 @@ from didax._src.api_util import ShapeDtypeStruct as ShapeDtypeStruct
 from didax._src.array import Array as Array
 from didax._src.pjit import jit as jit
 from didax._src.config import config as config
+from didax._src.custom_derivatives import custom_jvp as custom_jvp
+from didax._src.custom_derivatives import custom_vjp as custom_vjp
 from didax._src.config import (
     default_matmul_precision as default_matmul_precision,
     disable_jit as disable_jit,
