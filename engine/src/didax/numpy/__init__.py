@@ -5,30 +5,30 @@ import numpy as _np
 
 from didax._src import dtypes as _dtypes
 from didax._src.array import Array as ndarray
+from didax._src.numpy import array_creation as _ac
 from didax._src.numpy import lax_numpy as _ln
 from didax._src.numpy import reductions as _red
+from didax._src.numpy import scalar_types as _st
 from didax._src.numpy import ufuncs as _uf
+from didax._src.numpy import ufuncs_math as _um
 from didax._src.numpy.indexing import nonzero as nonzero
-from didax._src.numpy.util import broadcast_to as _broadcast_to_impl
 
 Array = ndarray
 
-# dtypes and scalar types, as jax.numpy names them
-bool_ = _np.bool_
-int8, int16, int32, int64 = _np.int8, _np.int16, _np.int32, _np.int64
-uint8, uint16, uint32, uint64 = _np.uint8, _np.uint16, _np.uint32, _np.uint64
-float16, float32, float64 = _np.float16, _np.float32, _np.float64
-complex64, complex128 = _np.complex64, _np.complex128
-bfloat16 = _dtypes.bfloat16
-float_ = float64
-int_ = int64
-uint = uint64
-complex_ = complex128
-single, double = float32, float64
-csingle, cdouble = complex64, complex128
+# --- scalar types (callable: jnp.float32(3) is a 0-d float32 Array) and dtype helpers
+bool_ = bool = _st.bool_  # noqa: A001
+int8, int16, int32, int64 = _st.int8, _st.int16, _st.int32, _st.int64
+uint8, uint16, uint32, uint64 = _st.uint8, _st.uint16, _st.uint32, _st.uint64
+float16, float32, float64 = _st.float16, _st.float32, _st.float64
+complex64, complex128 = _st.complex64, _st.complex128
+bfloat16 = _st.bfloat16
+float_, int_, uint, complex_ = _st.float_, _st.int_, _st.uint, _st.complex_
+single, double, csingle, cdouble = _st.single, _st.double, _st.csingle, _st.cdouble
+globals().update(_st.ml_types)
 generic, number, inexact, floating = _np.generic, _np.number, _np.inexact, _np.floating
 complexfloating, integer = _np.complexfloating, _np.integer
 signedinteger, unsignedinteger = _np.signedinteger, _np.unsignedinteger
+character, flexible, object_ = _np.character, _np.flexible, _np.object_
 dtype = _np.dtype
 iinfo = _dtypes.iinfo
 finfo = _dtypes.finfo
@@ -36,6 +36,7 @@ issubdtype = _dtypes.issubdtype
 isdtype = _dtypes.isdtype
 promote_types = _dtypes.promote_types
 can_cast = _np.can_cast
+ComplexWarning = _np.exceptions.ComplexWarning
 
 pi, e, inf, nan, euler_gamma = _np.pi, _np.e, _np.inf, _np.nan, _np.euler_gamma
 newaxis = None
@@ -46,21 +47,27 @@ def result_type(*args):
     return _dtypes.canonicalize_dtype(_dtypes.result_type(*args))
 
 
-def broadcast_to(array, shape):
-    """Broadcasts array to shape."""
-    return _broadcast_to_impl(_ln.asarray(array), tuple(shape) if not isinstance(shape, int)
-                              else (shape,))
-
-
-def _export(module, names=None):
+def _export(module):
     g = globals()
-    for name in names or [n for n in dir(module) if not n.startswith("_")]:
+    for name in getattr(module, "__all__", None) or dir(module):
+        if name.startswith("_"):
+            continue
         obj = getattr(module, name)
         if callable(obj) and getattr(obj, "__module__", "").startswith("didax._src.numpy"):
             g.setdefault(name, obj)
 
 
-_export(_uf)
-_export(_red)
-_export(_ln)
-del _export
+for _m in (_uf, _um, _red, _ac, _ln):
+    _export(_m)
+del _m, _export
+
+
+def _install_jit():
+    from didax._src.numpy import util as _util
+    from didax._src.pjit import jit as _jit
+
+    _util.install_jit(_jit)
+
+
+_install_jit()
+del _install_jit

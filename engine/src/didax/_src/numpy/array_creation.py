@@ -118,7 +118,8 @@ def array(object: Any, dtype=None, copy: bool = True, order=None, ndmin: int = 0
     elif builtins.any(isinstance(lf, (Array, Tracer)) for lf in leaves):
         out = _stack_leaves(object, dtype)
     else:
-        out = _host_array(object, dtype)
+        val = _host_array(object, dtype)
+        out = Array(val, core.ShapedArray(val.shape, dtype, weak))
     out = to_array(convert(out, dtype, weak))
     if ndmin > np.ndim(out):
         out = shapes.expand_dims(out, tuple(range(ndmin - np.ndim(out))))

@@ -13,7 +13,7 @@ import numpy as np
 from didax._src import core
 from didax._src.array import Array
 from didax._src.core import Tracer
-from didax._src.numpy import indexing, lax_numpy, reductions, ufuncs
+from didax._src.numpy import indexing, lax_numpy, reductions, ufuncs, ufuncs_math
 
 
 def _defer(fn):
@@ -97,7 +97,7 @@ _METHODS = {
     "astype": lax_numpy.astype, "clip": lax_numpy.clip, "round": lax_numpy.round,
     "dot": lax_numpy.dot, "trace": lax_numpy.trace, "diagonal": lax_numpy.diagonal,
     "sort": lax_numpy.sort, "argsort": lax_numpy.argsort, "repeat": lax_numpy.repeat,
-    "conj": ufuncs.conjugate, "conjugate": ufuncs.conjugate,
+    "conj": ufuncs_math.conjugate, "conjugate": ufuncs_math.conjugate,
 }
 
 
@@ -108,8 +108,8 @@ def _install_methods(cls) -> None:
     cls.transpose = _transpose_method
     cls.T = property(lambda self: lax_numpy.transpose(self))
     cls.mT = property(lambda self: lax_numpy.matrix_transpose(self))
-    cls.real = property(lambda self: ufuncs.real(self))
-    cls.imag = property(lambda self: ufuncs.imag(self))
+    cls.real = property(lambda self: ufuncs_math.real(self))
+    cls.imag = property(lambda self: ufuncs_math.imag(self))
     cls.at = property(lambda self: indexing.IndexUpdateHelper(self))
     cls.nonzero = lambda self, *, size=None, fill_value=None: indexing.nonzero(
         self, size=size, fill_value=fill_value)

@@ -246,7 +246,7 @@ def _set_last(out, e, ax, num):
 
 def logspace(start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis=0):
     lin = linspace(start, stop, num, endpoint=endpoint, axis=axis)
-    from didax._src.numpy import ufuncs  # noqa: PLC0415
+    from didax._src.numpy import ufuncs, ufuncs_math  # noqa: PLC0415
 
     out = ufuncs.power(base, lin)
     return out if dtype is None else asarray(out, dtype)
@@ -659,7 +659,7 @@ def clip(arr=None, /, min=None, max=None, *, a=None, a_min=None, a_max=None):  #
     lo = min if min is not None else a_min
     hi = max if max is not None else a_max
     x = asarray(x)
-    from didax._src.numpy import ufuncs  # noqa: PLC0415
+    from didax._src.numpy import ufuncs, ufuncs_math  # noqa: PLC0415
 
     if lo is not None:
         x = ufuncs.maximum(lo, x)
@@ -738,7 +738,7 @@ def dot(a, b, *, precision=None, preferred_element_type=None):
     a, b = asarray(a), asarray(b)
     na, nb = np.ndim(a), np.ndim(b)
     if na == 0 or nb == 0:
-        from didax._src.numpy import ufuncs  # noqa: PLC0415
+        from didax._src.numpy import ufuncs, ufuncs_math  # noqa: PLC0415
 
         return ufuncs.multiply(a, b)
     a, b, pet = _prod_dtype(a, b, preferred_element_type)
@@ -748,18 +748,18 @@ def dot(a, b, *, precision=None, preferred_element_type=None):
 
 
 def vdot(a, b, *, precision=None):
-    from didax._src.numpy import ufuncs  # noqa: PLC0415
+    from didax._src.numpy import ufuncs, ufuncs_math  # noqa: PLC0415
 
     a = ravel(a)
     if dtypes.is_complex(core.get_aval(a).dtype):
-        a = ufuncs.conjugate(a)
+        a = ufuncs_math.conjugate(a)
     return dot(a, ravel(b), precision=precision)
 
 
 def inner(a, b, *, precision=None):
     a, b = asarray(a), asarray(b)
     if np.ndim(a) == 0 or np.ndim(b) == 0:
-        from didax._src.numpy import ufuncs  # noqa: PLC0415
+        from didax._src.numpy import ufuncs, ufuncs_math  # noqa: PLC0415
 
         return ufuncs.multiply(a, b)
     a, b, pet = _prod_dtype(a, b, None)
@@ -768,7 +768,7 @@ def inner(a, b, *, precision=None):
 
 
 def outer(a, b, out=None):
-    from didax._src.numpy import ufuncs  # noqa: PLC0415
+    from didax._src.numpy import ufuncs, ufuncs_math  # noqa: PLC0415
 
     a, b = ravel(a), ravel(b)
     return ufuncs.multiply(shapes.expand_dims(a, (1,)), shapes.expand_dims(b, (0,)))
@@ -877,13 +877,13 @@ def isscalar(x):
 
 def array_equal(a1, a2, equal_nan=False):
     from didax._src.numpy import reductions as red  # noqa: PLC0415
-    from didax._src.numpy import ufuncs  # noqa: PLC0415
+    from didax._src.numpy import ufuncs, ufuncs_math  # noqa: PLC0415
 
     if np.shape(a1) != np.shape(a2):
         return asarray(False)
     eq = ufuncs.equal(a1, a2)
     if equal_nan:
-        eq = ufuncs.logical_or(eq, ufuncs.logical_and(ufuncs.isnan(a1), ufuncs.isnan(a2)))
+        eq = ufuncs.logical_or(eq, ufuncs.logical_and(ufuncs_math.isnan(a1), ufuncs_math.isnan(a2)))
     return red.all(eq)
 
 
@@ -894,7 +894,7 @@ def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
 
 
 def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
-    from didax._src.numpy import ufuncs  # noqa: PLC0415
+    from didax._src.numpy import ufuncs, ufuncs_math  # noqa: PLC0415
     from didax._src.numpy.util import promote_args_inexact  # noqa: PLC0415
 
     a, b = promote_args_inexact("isclose", a, b)
@@ -903,10 +903,10 @@ def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
     tol = ufuncs.add(np.array(atol, dtypes.real_dtype(dt)),
                      ufuncs.multiply(np.array(rtol, dtypes.real_dtype(dt)), ufuncs.absolute(b)))
     out = ufuncs.less_equal(diff, tol)
-    inf_eq = ufuncs.logical_and(ufuncs.isinf(a), ufuncs.equal(a, b))
+    inf_eq = ufuncs.logical_and(ufuncs_math.isinf(a), ufuncs.equal(a, b))
     out = ufuncs.logical_or(out, inf_eq)
     if equal_nan:
-        out = ufuncs.logical_or(out, ufuncs.logical_and(ufuncs.isnan(a), ufuncs.isnan(b)))
+        out = ufuncs.logical_or(out, ufuncs.logical_and(ufuncs_math.isnan(a), ufuncs_math.isnan(b)))
     return out
 
 
@@ -926,7 +926,7 @@ def argsort(a, axis: int | None = -1, *, kind=None, order=None, stable=True,
     axis = shapes.canonicalize_axis(axis, builtins.max(np.ndim(a), 1))
     idx = shapes.broadcasted_iota(dtypes.default_int_dtype(), np.shape(a), axis)
     if descending:
-        from didax._src.numpy import ufuncs  # noqa: PLC0415
+        from didax._src.numpy import ufuncs, ufuncs_math  # noqa: PLC0415
 
         a = flip(a, axis)
         _, perm = reductions.sort((a, idx), dimension=axis, is_stable=stable, num_keys=1)
