@@ -54,14 +54,17 @@ SELF_IMPL = object()  # eager evaluation by evaluating the primitive's jaxpr exp
 def def_primitive(name: str, *, abstract_eval: Callable, impl: Callable | _Gap | None,
                   jvp: Any, transpose: Any, batch: Any, lower: Any,
                   multiple_results: bool = False, pp: Callable | None = None,
-                  eager_impl: Callable | None = None) -> Primitive:
+                  eager_impl: Callable | None = None,
+                  primitive: Primitive | None = None) -> Primitive:
     """Declares primitive `name` with every rule.
 
     impl(*numpy_values, **params) -> numpy value(s) runs eagerly (wrapped so arguments are
     converted and results become Arrays of the abstract-evaluated type); `eager_impl`
     instead receives the raw arguments (for higher-order primitives).
     """
-    prim = Primitive(name, multiple_results)
+    # `primitive`: declare the rules of a Primitive object created by a lower layer (the ad
+    # interpreter owns add_any's object because it accumulates cotangents with it).
+    prim = primitive if primitive is not None else Primitive(name, multiple_results)
     prim.abstract_eval = abstract_eval
     gaps: dict[str, str] = {}
     if eager_impl is not None:

@@ -822,29 +822,11 @@ def _add_any_abstract_eval(x, y):
 
 # add_any accumulates tangents and cotangents; the ad module owns the Primitive object
 # (it needs it to accumulate), and its rules are declared here with everyone else's.
-add_any_p = ad.add_jaxvals_p
-_add_any_decl = def_primitive(
+add_any_p = def_primitive(
     "add_any", abstract_eval=_add_any_abstract_eval, impl=np.add,
-    jvp=lambda primals, tangents: (add_any_p.bind(*primals),
-                                   ad.add_tangents(*tangents)),
-    transpose=_add_any_transpose, batch=BROADCASTING, lower=lowering.binary("stablehlo.add"))
-
-
-def _adopt(target: core.Primitive, decl: core.Primitive) -> None:
-    """Points the rules declared for `decl` at the pre-existing primitive object `target`."""
-    from didax._src.lax import _define  # noqa: PLC0415
-
-    target.impl = decl.impl
-    target.abstract_eval = decl.abstract_eval
-    for table in (ad.primitive_jvps, ad.primitive_transposes, batching.primitive_batchers,
-                  lowering.lowerings):
-        if decl in table:
-            table[target] = table.pop(decl)
-    if decl in _define.all_primitives:
-        _define.all_primitives[_define.all_primitives.index(decl)] = target
-
-
-_adopt(add_any_p, _add_any_decl)
+    jvp=lambda primals, tangents: (add_any_p.bind(*primals), ad.add_tangents(*tangents)),
+    transpose=_add_any_transpose, batch=BROADCASTING, lower=lowering.binary("stablehlo.add"),
+    primitive=ad.add_jaxvals_p)
 
 # ----------------------------------------------------------------------------------------
 # lax.* wrappers
