@@ -411,15 +411,18 @@ def _scatter_jvp_overlapping(operand, indices, updates, g_op, g_up, dn, indices_
                   shapes.full(ushape, 1, id_dt))
     won_ids = scatter(shapes.full(np.shape(operand), 0, id_dt), indices, ids, dn,
                       indices_are_sorted=indices_are_sorted, mode=mode)
-    mine = lax.eq(ids, _inverse_gather(won_ids, indices, ushape, dn, None))
-    untouched = lax.eq(won_ids, shapes.full_like(won_ids, 0))
+    gathered = _inverse_gather(won_ids, indices, ushape, dn, None)
 
-    def combine(base, upd):
-        base = lax.select(untouched, base, shapes.full_like(base, 0))
-        upd = lax.select(mine, upd, shapes.full_like(upd, 0))
-        return scatter_add(base, indices, upd, dn, indices_are_sorted=indices_are_sorted,
-                           mode=mode)
-    return combine(operand, updates), combine(g_op, g_up)
+    def keep_base(base):  # operand entries no update overwrote
+        untouched = lax.eq(won_ids, shapes.full_like(won_ids, 0))
+        return lax.select(untouched, base, shapes.full_like(base, 0))
+
+    def keep_winners(upd):  # the update that won each position
+        return lax.select(lax.eq(ids, gathered), upd, shapes.full_like(upd, 0))
+
+    masked = [keep_base(operand), keep_winners(updates), keep_base(g_op), keep_winners(g_up)]
+    return [scatter_add(b, indices, u, dn, indices_are_sorted=indices_are_sorted, mode=mode)
+            for b, u in (masked[:2], masked[2:])]
 
 
 def _scatter_transpose(ct, operand, indices, updates, *, update_jaxpr, update_consts,

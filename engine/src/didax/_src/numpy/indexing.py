@@ -1,134 +1,197 @@
-"""NumPy-style indexing for didax arrays: `x[idx]` and `x.at[idx].set/add/...`.
+"""NumPy indexing for didax arrays, as JAX does it: `x[idx]` (basic, advanced and mixed
+indices, boolean masks with concrete values, negative-index normalization), the functional
+updates `x.at[idx].set/add/subtract/multiply/divide/power/min/max/apply/get`, and the index
+functions `nonzero`, `argwhere`, `flatnonzero`, `take`, `take_along_axis`, `put_along_axis`.
 
-Basic indexing (integers, slices, None, Ellipsis) lowers to static slices, reshapes and
-dynamic_slice for traced integer indices. May import core, dtypes, didax.lax, numpy.util.
+`x[idx]` tries a static `slice`, then a `dynamic_slice`, then a `gather` (the plans are made
+by numpy._indexer); `.at[]` updates always scatter. May import core, dtypes, didax.lax and
+the numpy modules below array_methods.
 """
 
 from __future__ import annotations
 
 import operator
+import warnings
+from collections.abc import Callable
 
 import numpy as np
 
 from didax._src import core, dtypes
-from didax._src.core import Tracer
-from didax._src.lax import lax, shapes
+from didax._src.config import config
+from didax._src.lax import lax, reductions, shapes, slicing
+from didax._src.lax.slicing import GatherScatterMode
+from didax._src.numpy import _indexer as ix
+from didax._src.numpy.util import broadcast_to, promote_dtypes
 
 
-def _is_int_scalar(i) -> bool:
-    if isinstance(i, (bool, np.bool_)):
-        return False
-    if isinstance(i, (int, np.integer)):
-        return True
-    if isinstance(i, Tracer) or hasattr(i, "aval"):
-        aval = core.get_aval(i)
-        return aval.shape == () and dtypes.is_int(aval.dtype)
-    return False
+def _asarray(x):
+    from didax._src.numpy.lax_numpy import asarray  # noqa: PLC0415 - lax_numpy imports us
+
+    return asarray(x)
 
 
-def _expand_index(idx, ndim):
-    if not isinstance(idx, tuple):
-        idx = (idx,)
-    n_real = sum(1 for i in idx if i is not None and i is not Ellipsis)
-    if sum(1 for i in idx if i is Ellipsis) > 1:
-        raise IndexError("an index can only have a single ellipsis ('...')")
-    if n_real > ndim:
-        raise IndexError(f"Too many indices: {ndim}-dimensional array indexed with "
-                         f"{n_real} regular indices.")
-    out = []
-    for i in idx:
-        if i is Ellipsis:
-            out.extend([slice(None)] * (ndim - n_real))
-        else:
-            out.append(i)
-    if Ellipsis not in idx:
-        out.extend([slice(None)] * (ndim - n_real))
-    return out
+def _mode(mode):
+    return None if mode is None else GatherScatterMode.from_any(mode)
 
 
 def getitem(arr, idx):
-    """arr[idx] for basic indices."""
+    """arr[idx]."""
+    return rewriting_take(arr, idx)
+
+
+def rewriting_take(arr, idx, *, indices_are_sorted=False, unique_indices=False, mode=None,
+                   fill_value=None, normalize_indices=True):
+    """arr[idx] as a static slice, a dynamic_slice or a gather, whichever applies first."""
     shape = np.shape(arr)
-    items = _expand_index(idx, len(shape))
-    for i in items:
-        if not (i is None or isinstance(i, slice) or _is_int_scalar(i)):
-            raise NotImplementedError(f"advanced indexing with {type(i).__name__} indices "
-                                      "is not implemented")
-    x = arr
-    dim = 0
-    starts, limits, strides, squeeze_dims, rev_dims = [], [], [], [], []
-    dyn = []
-    for i in items:
-        if i is None:
-            continue
-        n = shape[dim]
-        if isinstance(i, slice):
-            s, e, st = i.indices(n)
-            if st < 0:
-                rev_dims.append(dim)
-                s, e, st = _flip_slice(s, e, st, n)
-            starts.append(s)
-            limits.append(max(e, s))
-            strides.append(st)
-        elif isinstance(i, Tracer):
-            dyn.append((dim, i))
-            starts.append(0)
-            limits.append(n)
-            strides.append(1)
-        else:
-            j = operator.index(i)
-            if not -n <= j < n:
-                raise IndexError(f"index {j} is out of bounds for axis {dim} with size {n}")
-            j = j + n if j < 0 else j
-            starts.append(j)
-            limits.append(j + 1)
-            strides.append(1)
-            squeeze_dims.append(dim)
-        dim += 1
-    if any(st != 1 for st in strides) or starts != [0] * len(starts) or \
-            limits != list(shape):
-        x = shapes.slice(x, starts, limits, strides)
-    if rev_dims:
-        x = shapes.rev(x, rev_dims)
-    for d, i in dyn:
-        x = shapes.dynamic_index_in_dim(x, i, d, keepdims=True)
-        squeeze_dims.append(d)
-    if squeeze_dims:
-        x = shapes.squeeze(x, sorted(squeeze_dims))
-    new_axes = _new_axis_positions(items)
-    if new_axes:
-        x = shapes.expand_dims(x, new_axes)
+    items = ix.parse(idx, shape)
+    parsed = _mode(mode)
+    if parsed in (None, GatherScatterMode.PROMISE_IN_BOUNDS):
+        ix.check_static_ints(items, shape, normalize_indices)
+    ix.check_static_slices(items)
+    plan = ix.static_slice_plan(items, shape, parsed)
+    if plan is not None:
+        return _static_slice(arr, plan, shape)
+    plan = ix.dynamic_slice_plan(items, shape, parsed)
+    if plan is not None:
+        return _dynamic_slice(arr, plan, shape, normalize_indices)
+    items = ix.expand_bool(items, shape)
+    return _gather(arr, items, shape, indices_are_sorted=indices_are_sorted,
+                   unique_indices=unique_indices, mode=parsed, fill_value=fill_value,
+                   normalize=normalize_indices)
+
+
+def _finish_slice(x, plan):
+    if plan.rev_axes:
+        x = shapes.rev(x, plan.rev_axes)
+    if plan.squeeze_axes:
+        x = shapes.squeeze(x, plan.squeeze_axes)
+    if plan.newaxis_dims:
+        x = shapes.expand_dims(x, plan.newaxis_dims)
     return x
 
 
-def _flip_slice(s, e, st, n):
-    """A negative-stride slice as (positive slice, then reverse)."""
-    count = max(0, (e - s + (st + 1)) // st) if st < 0 else 0
-    if count == 0:
-        return 0, 0, 1
-    last = s + (count - 1) * st
-    return last, s + 1, -st
+def _static_slice(arr, plan, shape):
+    trivial = plan.strides is None and len(plan.starts) == len(shape) and all(
+        (s, lim) == (0, d) for s, lim, d in zip(plan.starts, plan.sizes, shape))
+    x = arr if trivial else shapes.slice(arr, plan.starts, plan.sizes, plan.strides)
+    return _finish_slice(x, plan)
 
 
-def _new_axis_positions(items):
-    out, pos = [], 0
-    for i in items:
-        if i is None:
-            out.append(pos)
-            pos += 1
-        elif isinstance(i, slice):
-            pos += 1
-        else:
-            continue
-    return out
+def _normalize_start(i, size, normalize):
+    """A dynamic_slice start index with negative values counted from the end."""
+    if isinstance(i, (int, np.integer)):
+        if i < 0 and not normalize:
+            raise ValueError(f"Index {i} is out of bounds for dimension {size} if "
+                             "allow_negative_indices=False")
+        v = i + size if i < 0 else i
+        return np.array(v, dtypes.canonicalize_dtype(dtypes.dtype(i)))[()]
+    dt = core.get_aval(i).dtype
+    if dtypes.is_unsigned(dt) or not normalize:
+        return i
+    neg = lax.lt(i, np.zeros((), dt)[()])
+    shifted = lax.add(lax.convert_element_type(i, dt), np.array(size, dt)[()])
+    return lax.select(neg, shifted, i)
 
 
-def nonzero(a, *, size=None, fill_value=None):
-    raise NotImplementedError("jnp.nonzero is not implemented yet")
+def _dynamic_slice(arr, plan, shape, normalize):
+    if not plan.squeeze_axes and all(
+            isinstance(s, int) and s == 0 for s in plan.starts) and \
+            list(plan.sizes) == list(shape):
+        return _finish_slice(arr, plan)
+    starts = list(plan.starts)
+    if len(starts) > 1:
+        dt = ix.index_dtype(shape)
+        starts = [np.array(s, dt) if isinstance(s, (int, np.integer))
+                  else lax.convert_element_type(s, dt) for s in starts]
+    starts = [_normalize_start(s, d, normalize) for s, d in zip(starts, shape)]
+    x = shapes.dynamic_slice_p.bind(arr, *starts, slice_sizes=tuple(plan.sizes))
+    return _finish_slice(x, plan)
+
+
+def _check_fill_value(fill_value):
+    if fill_value is None:
+        return None
+    fill_value = core.concrete_or_error(None, fill_value,
+                                        "fill_value argument to indexed get()")
+    if np.ndim(fill_value) != 0:
+        raise ValueError("fill_value argument to indexed get() must be a scalar")
+    if isinstance(fill_value, np.ndarray) or hasattr(fill_value, "aval"):
+        fill_value = np.asarray(fill_value).item()
+    return fill_value
+
+
+def _gather(arr, items, shape, *, indices_are_sorted, unique_indices, mode, fill_value,
+            normalize):
+    plan = ix.gather_plan(items, shape, normalize)
+    fill_value = _check_fill_value(fill_value)
+    y = arr
+    if plan.scalar_bool_dims:
+        y = shapes.expand_dims(y, plan.scalar_bool_dims)
+    if core._prod(plan.slice_shape) == 0:
+        return shapes.full(plan.slice_shape, 0, core.get_aval(arr).dtype)
+    if core._prod(np.shape(plan.indices)) != 0:
+        y = slicing.gather(y, plan.indices, plan.dnums, plan.slice_sizes,
+                           unique_indices=unique_indices or plan.unique,
+                           indices_are_sorted=indices_are_sorted or plan.sorted, mode=mode,
+                           fill_value=fill_value)
+    if plan.rev_dims:
+        y = shapes.rev(y, plan.rev_dims)
+    if plan.newaxis_dims:
+        y = shapes.expand_dims(y, plan.newaxis_dims)
+    return y
+
+
+# ----------------------------------------------------------------------------------------
+# Indexed updates
+# ----------------------------------------------------------------------------------------
+
+
+def _update_values(x, y):
+    """y as JAX's indexed updates take it: a Python int fitting x's integer dtype takes that
+    dtype; Python scalars otherwise stay weakly typed; anything else becomes an array."""
+    dt = core.get_aval(x).dtype
+    if type(y) is int and dtypes.is_int(dt) and np.iinfo(dt).min <= y <= np.iinfo(dt).max:
+        return np.array(y, dt)[()]
+    if type(y) in (int, float, complex, bool):
+        return y
+    return _asarray(y)
+
+
+def scatter_update(x, idx, y, scatter_op: Callable, indices_are_sorted=False,
+                   unique_indices=False, mode=None, normalize_indices=True):
+    """The value of x after `x[idx] op= y`, computed with a scatter."""
+    x = _asarray(x)
+    y = _update_values(x, y)
+    shape = np.shape(x)
+    items = ix.expand_bool(ix.parse(idx, shape), shape)
+    plan = ix.gather_plan(items, shape, normalize_indices)
+    if core._prod(plan.slice_shape) == 0:
+        return x
+    aval = core.get_aval(x)
+    if not dtypes.safe_to_cast(y, x):
+        warnings.warn("scatter inputs have incompatible types: cannot safely cast value from "
+                      f"dtype={core.get_aval(y).dtype} to dtype={aval.dtype} with "
+                      f"jax_numpy_dtype_promotion={config.jax_numpy_dtype_promotion}. In "
+                      "future JAX releases this will result in an error.", FutureWarning,
+                      stacklevel=3)
+    x, y = promote_dtypes(x, y)
+    y = broadcast_to(y, tuple(plan.slice_shape))
+    if plan.newaxis_dims:
+        y = shapes.squeeze(y, plan.newaxis_dims)
+    if plan.rev_dims:
+        y = shapes.rev(y, plan.rev_dims)
+    if plan.scalar_bool_dims:
+        x = shapes.expand_dims(x, plan.scalar_bool_dims)
+    dn = slicing._gather_to_scatter_dnums(plan.dnums)
+    out = scatter_op(x, plan.indices, y, dn, indices_are_sorted=indices_are_sorted or
+                     plan.sorted, unique_indices=unique_indices or plan.unique, mode=mode)
+    if plan.scalar_bool_dims:
+        out = shapes.squeeze(out, plan.scalar_bool_dims)
+    return lax._convert_element_type(out, aval.dtype, aval.weak_type)
 
 
 class IndexUpdateHelper:
-    """`x.at[idx]` returns an _IndexUpdateRef with set/add/mul/min/max/get."""
+    """`x.at` — `x.at[idx]` is an _IndexUpdateRef offering the functional updates."""
 
     __slots__ = ("array",)
 
@@ -138,15 +201,143 @@ class IndexUpdateHelper:
     def __getitem__(self, idx):
         return _IndexUpdateRef(self.array, idx)
 
+    def __repr__(self):
+        return f"_IndexUpdateHelper({self.array!r})"
+
+
+def _updater(op_name: str, doc: str):
+    def method(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None,
+               wrap_negative_indices=True):
+        op = getattr(slicing, op_name)
+        return scatter_update(self.array, self.index, values, op, indices_are_sorted,
+                              unique_indices, mode, wrap_negative_indices)
+    method.__doc__ = doc
+    return method
+
+
+def _ratio_updater(combine_name: str, doc: str):
+    """x[idx] /= y and x[idx] **= y: scatter-multiply into ones, then combine with x."""
+    def method(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None,
+               wrap_negative_indices=True):
+        from didax._src.numpy import ufuncs  # noqa: PLC0415
+
+        ones = shapes.full_like(self.array, 1)
+        factors = scatter_update(ones, self.index, values, slicing.scatter_mul,
+                                 indices_are_sorted, unique_indices, mode,
+                                 wrap_negative_indices)
+        return getattr(ufuncs, combine_name)(self.array, factors)
+    method.__doc__ = doc
+    return method
+
 
 class _IndexUpdateRef:
+    """`x.at[idx]`: methods return updated copies of x (x itself never changes)."""
+
     __slots__ = ("array", "index")
 
     def __init__(self, array, index):
         self.array, self.index = array, index
 
-    def get(self, **kwargs):
-        return getitem(self.array, self.index)
+    def __repr__(self):
+        return f"_IndexUpdateRef({self.array!r}, {self.index!r})"
 
-    def set(self, values, **kwargs):
-        raise NotImplementedError("x.at[...].set is not implemented yet")
+    def get(self, *, indices_are_sorted=False, unique_indices=False, mode=None,
+            fill_value=None, wrap_negative_indices=True):
+        """x[idx], with control of out-of-bound indices (mode, fill_value)."""
+        return rewriting_take(self.array, self.index, indices_are_sorted=indices_are_sorted,
+                              unique_indices=unique_indices, mode=mode, fill_value=fill_value,
+                              normalize_indices=wrap_negative_indices)
+
+    set = _updater("scatter", "x[idx] = y")
+    add = _updater("scatter_add", "x[idx] += y")
+    subtract = _updater("scatter_sub", "x[idx] -= y")
+    multiply = _updater("scatter_mul", "x[idx] *= y")
+    mul = multiply
+    min = _updater("scatter_min", "x[idx] = minimum(x[idx], y)")
+    max = _updater("scatter_max", "x[idx] = maximum(x[idx], y)")
+    divide = _ratio_updater("divide", "x[idx] /= y")
+    power = _ratio_updater("power", "x[idx] **= y")
+
+    def apply(self, func, *, indices_are_sorted=False, unique_indices=False, mode=None,
+              wrap_negative_indices=True):
+        """x[idx] = func(x[idx]), applying func once per occurrence of a repeated index."""
+        def op(x, indices, y, dn, **kw):
+            return slicing.scatter_apply(x, indices, func, dn, update_shape=np.shape(y), **kw)
+        zero = np.zeros((), core.get_aval(self.array).dtype)[()]
+        return scatter_update(self.array, self.index, zero, op, indices_are_sorted,
+                              unique_indices, mode, wrap_negative_indices)
+
+
+# ----------------------------------------------------------------------------------------
+# Index functions
+# ----------------------------------------------------------------------------------------
+
+
+def nonzero(a, *, size=None, fill_value=None):
+    """The indices of the nonzero elements, one array per axis. Under transformations the
+    number of results must be given as `size` (padded with fill_value, default 0)."""
+    arr = _asarray(a)
+    shape = np.shape(arr)
+    if not shape:
+        raise ValueError("Calling nonzero on 0d arrays is not allowed. Use "
+                         "jnp.atleast_1d(scalar).nonzero() instead.")
+    dt = core.get_aval(arr).dtype
+    mask = arr if dt == np.bool_ else lax.ne(arr, np.zeros((), dt)[()])
+    count = reductions.reduce_sum(lax.convert_element_type(mask, dtypes.default_int_dtype()),
+                                  tuple(range(len(shape))))
+    n = count if size is None else size
+    n = operator.index(core.concrete_or_error(
+        operator.index, n, "The size argument of jnp.nonzero must be statically specified "
+        "to use jnp.nonzero within JAX transformations."))
+    int_dt = dtypes.default_int_dtype()
+    if core._prod(shape) == 0 or n == 0:
+        return tuple(shapes.full((n,), 0, int_dt) for _ in shape)
+    flat = _nonzero_flat_positions(mask, n, int_dt)
+    strides = [core._prod(shape[k + 1:]) for k in range(len(shape))]
+    out = tuple(lax.rem(lax.div(flat, np.array(s, int_dt)[()]), np.array(d, int_dt)[()])
+                for s, d in zip(strides, shape))
+    if fill_value is not None:
+        fills = fill_value if np.ndim(fill_value) else (fill_value,) * len(out)
+        if any(np.shape(f) != () for f in fills):
+            raise ValueError(f"fill_value must be a scalar or a tuple of length {len(out)}; "
+                             f"got {fill_value}")
+        past = lax.ge(shapes.iota(int_dt, n), lax.convert_element_type(count, int_dt))
+        out = tuple(lax.select(past, shapes.full((n,), f, int_dt), o)
+                    for f, o in zip(fills, out))
+    return out
+
+
+def _nonzero_flat_positions(mask, n, int_dt):
+    """The flat positions of the first n true elements (the total size where there are
+    fewer): counting, for each k < n, the elements whose inclusive running count of trues is
+    at most k."""
+    flat_mask = shapes.reshape(lax.convert_element_type(mask, int_dt), (mask_size(mask),))
+    running = reductions.cumsum(flat_mask, 0)
+    counts = slicing.scatter_add(
+        shapes.full((n,), 0, int_dt), shapes.expand_dims(running, (1,)),
+        shapes.full(np.shape(running), 1, int_dt),
+        slicing.ScatterDimensionNumbers((), (0,), (0,)), mode=GatherScatterMode.FILL_OR_DROP)
+    return reductions.cumsum(counts, 0)
+
+
+def mask_size(x) -> int:
+    return core._prod(np.shape(x))
+
+
+def flatnonzero(a, *, size=None, fill_value=None):
+    """Indices of the nonzero elements of a.ravel()."""
+    arr = _asarray(a)
+    return nonzero(shapes.reshape(arr, (mask_size(arr),)), size=size,
+                   fill_value=fill_value)[0]
+
+
+def argwhere(a, *, size=None, fill_value=None):
+    """The nonzero indices as an (N, a.ndim) array."""
+    arr = _asarray(a)
+    scalar = np.ndim(arr) == 0
+    cols = nonzero(shapes.reshape(arr, (1,)) if scalar else arr, size=size,
+                   fill_value=fill_value)
+    out = shapes.concatenate([shapes.expand_dims(c, (1,)) for c in cols], 1)
+    if scalar:
+        out = shapes.slice(out, (0, 0), (np.shape(out)[0], 0))
+    return out
