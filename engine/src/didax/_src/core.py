@@ -252,6 +252,16 @@ def typeof(x) -> AbstractValue:
     return get_aval(x)
 
 
+def physical_aval(aval):
+    """The aval of the data behind an extended-dtype aval (a key<fry>[n] array is u32[n,2]
+    underneath, per its dtype's `_rules.physical_element_aval`); other avals unchanged."""
+    dt = getattr(aval, "dtype", None)
+    if isinstance(dt, np.dtype) or not isinstance(dt, dtypes.ExtendedDType):
+        return aval
+    elem = dt._rules.physical_element_aval(dt)
+    return ShapedArray((*aval.shape, *elem.shape), elem.dtype)
+
+
 # ----------------------------------------------------------------------------------------
 # Primitives and bind
 # ----------------------------------------------------------------------------------------

@@ -259,7 +259,8 @@ class XlaExecutable:
         self.in_avals = in_avals
         self.out_avals = out_avals
         self.out_literals = out_literals
-        self.handlers = [xla_backend.result_handler(a) for a, lit in zip(out_avals, out_literals)
+        self.handlers = [xla_backend.result_handler(core.physical_aval(a))
+                         for a, lit in zip(out_avals, out_literals)
                          if lit is None and not isinstance(a, core.AbstractToken)]
         self.all_dynamic = all(lit is None for lit in out_literals)
 
@@ -271,6 +272,8 @@ class XlaExecutable:
             if type(x) is Array:
                 b = x._buf
                 bufs.append(b if b is not None else x._device_buffer())
+            elif isinstance(x, Array):  # e.g. PRNG key arrays: their data's buffer
+                bufs.append(x._device_buffer())
             else:
                 bufs.append(xla_backend.device_put(np.asarray(x, avals[i].dtype)))
         outs = self.exe.execute_sharded(bufs).consume_with_handlers(self.handlers)
@@ -282,6 +285,8 @@ class XlaExecutable:
 
 
 def _from_buffer(buf, aval) -> Array:
+    if not isinstance(aval.dtype, np.dtype) and isinstance(aval.dtype, dtypes.ExtendedDType):
+        return aval.dtype._rules.from_physical(aval, _from_buffer(buf, core.physical_aval(aval)))
     a = Array.__new__(Array)
     a._npy = None
     a._buf = buf
@@ -305,7 +310,7 @@ def compile_closed_jaxpr(closed: ClosedJaxpr, name: str, keep_unused: bool = Fal
     module = lowering.lower_jaxpr_to_module(ClosedJaxpr(flat, ()), name=f"jit_{_sym(name)}")
     text = module.text()
     exe = _compile_cached(text, module.host_callbacks)
-    const_bufs = [c._device_buffer() if type(c) is Array else
+    const_bufs = [c._device_buffer() if isinstance(c, Array) else
                   xla_backend.device_put(np.asarray(c, v.aval.dtype))
                   for v, c in zip(jaxpr.constvars, consts)]
     return XlaExecutable(exe, text, kept, const_bufs, closed.in_avals, closed.out_avals,
@@ -559,6 +564,3 @@ def _infer_static(fun, nums, names):
         if p.name in names:
             nums.add(i)
     return tuple(sorted(nums)), tuple(sorted(names))
-
-
-del dtypes

@@ -46,6 +46,7 @@ def elem_type(dtype) -> str:
 def ir_type(aval) -> str:
     if isinstance(aval, core.AbstractToken):
         return "!stablehlo.token"
+    aval = core.physical_aval(aval)  # extended dtypes (PRNG keys) lower to their data
     dims = "".join(f"{d}x" for d in aval.shape)
     return f"tensor<{dims}{elem_type(aval.dtype)}>"
 
@@ -203,7 +204,10 @@ def lower_jaxpr_body(fn: FuncBuilder, jaxpr: Jaxpr, consts: Sequence[Any],
         return env[a]
 
     for v, c in zip(jaxpr.constvars, consts):
-        env[v] = fn.const(np.asarray(c) if not isinstance(c, np.ndarray) else c, v.aval)
+        aval = v.aval
+        if isinstance(getattr(aval, "dtype", None), dtypes.ExtendedDType):
+            c, aval = aval.dtype._rules.physical_const(c), core.physical_aval(aval)
+        env[v] = fn.const(np.asarray(c) if not isinstance(c, np.ndarray) else c, aval)
     for v, x in zip(jaxpr.invars, args):
         env[v] = x
     for eqn in jaxpr.eqns:
