@@ -39,6 +39,7 @@ from didax import dtypes as dtypes
 from didax import errors as errors
 from didax import lax as lax
 from didax import numpy as numpy
+from didax import random as random
 from didax import tree as tree
 from didax import tree_util as tree_util
 from didax._src.xla_backend import devices as devices

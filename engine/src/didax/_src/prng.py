@@ -6,7 +6,6 @@
 - The threefry implementation of the PRNG interface (seed, split, fold_in, random_bits), as
   functions of the *physical* key data (uint32[..., 2]) written in didax.lax, vectorized
   over leading key dimensions; `threefry_prng_impl` is registered as the default.
-- `bitcast_convert_type_p` (needed by the samplers; didax.lax has no bitcast yet).
 
 The typed-key layer (the `key<fry>` extended dtype, key arrays and the random_* key
 primitives) lives in `didax._src.prng_keys`. May import core, dtypes, config, array, the
@@ -152,60 +151,6 @@ def iota_2x32_shape(shape: tuple[int, ...]):
 
 
 # ----------------------------------------------------------------------------------------
-# bitcast_convert_type
-# ----------------------------------------------------------------------------------------
-
-
-def _bitcast_abstract_eval(x, *, new_dtype):
-    old_bits = dtypes.itemsize_bits(x.dtype)
-    new_bits = dtypes.itemsize_bits(new_dtype)
-    if dtypes.is_complex(x.dtype) != dtypes.is_complex(new_dtype):
-        raise TypeError("lax.bitcast_convert_type does not support bitcasting between "
-                        "complex and non-complex types.")
-    if old_bits == new_bits:
-        shape = x.shape
-    elif old_bits > new_bits:
-        shape = (*x.shape, old_bits // new_bits)
-    else:
-        if not x.shape or x.shape[-1] != new_bits // old_bits:
-            raise TypeError(f"Attempting to convert array of shape {x.shape} from "
-                            f"{x.dtype} of size {old_bits} bits to {new_dtype} of size "
-                            f"{new_bits}, bits but {new_bits}/{old_bits} != "
-                            f"{x.shape[-1] if x.shape else ()}")
-        shape = x.shape[:-1]
-    return ShapedArray(shape, new_dtype)
-
-
-def _bitcast_impl(x, *, new_dtype):
-    out = np.ascontiguousarray(x).view(new_dtype)
-    old_bits, new_bits = x.dtype.itemsize, np.dtype(new_dtype).itemsize
-    if old_bits > new_bits:
-        return out.reshape(*x.shape, old_bits // new_bits)
-    if old_bits < new_bits:
-        return out.reshape(x.shape[:-1])
-    return out.reshape(x.shape)
-
-
-def _bitcast_batch(axis_data, vals, dims, *, new_dtype):
-    (x,), (d,) = vals, dims
-    x = batching.moveaxis(x, d, 0)
-    return bitcast_convert_type_p.bind(x, new_dtype=new_dtype), 0
-
-
-bitcast_convert_type_p = def_primitive(
-    "bitcast_convert_type", abstract_eval=_bitcast_abstract_eval, impl=_bitcast_impl,
-    jvp=ZERO_JVP, transpose=NONLINEAR, batch=_bitcast_batch,
-    lower=lambda ctx, x, *, new_dtype: ctx.fn.op1("stablehlo.bitcast_convert", [x],
-                                                  ctx.avals_out[0]))
-
-
-def bitcast_convert_type(operand, new_dtype):
-    """`lax.bitcast_convert_type`: reinterpret the bits of operand as new_dtype."""
-    new_dtype = dtypes.canonicalize_dtype(np.dtype(new_dtype))
-    return bitcast_convert_type_p.bind(operand, new_dtype=new_dtype)
-
-
-# ----------------------------------------------------------------------------------------
 # The threefry PRNG on physical key data (uint32[*batch, 2])
 # ----------------------------------------------------------------------------------------
 
@@ -217,24 +162,17 @@ def _keypair(base):
             shapes.index_in_dim(base, 1, axis, keepdims=False))
 
 
-def _lead(x, lead_shape, trail_shape):
-    """Broadcasts x of shape `lead_shape` (or `trail_shape`) to lead + trail."""
-    full = (*lead_shape, *trail_shape)
-    n = np.ndim(x)
-    dims = range(n) if np.shape(x) == tuple(lead_shape) else range(len(full) - n, len(full))
-    return shapes.broadcast_in_dim(x, full, tuple(dims))
-
-
 def _threefry_over(base, shape):
     """threefry2x32 of every key against the counter over `shape`: two uint32 arrays of
     shape (*batch, *shape)."""
     k1, k2 = _keypair(base)
     batch = np.shape(k1)
+    full = (*batch, *shape)
+    key_dims, count_dims = tuple(range(len(batch))), tuple(range(len(batch), len(full)))
     hi, lo = iota_2x32_shape(tuple(shape))
-    args = [_lead(k1, batch, shape), _lead(k2, batch, shape),
-            _lead(hi, (), (*batch, *shape)) if not batch else _lead(hi, batch, shape),
-            _lead(lo, (), (*batch, *shape)) if not batch else _lead(lo, batch, shape)]
-    return threefry2x32_p.bind(*args)
+    return threefry2x32_p.bind(
+        *(shapes.broadcast_in_dim(k, full, key_dims) for k in (k1, k2)),
+        *(shapes.broadcast_in_dim(c, full, count_dims) for c in (hi, lo)))
 
 
 def _stack_last(a, b):
