@@ -1,5 +1,9 @@
 """`didax.lax`: the primitive operations, with JAX's `jax.lax` signatures."""
 
+from didax._src.lax.bitcast import (
+    bitcast_convert_type as bitcast_convert_type,
+    bitcast_convert_type_p as bitcast_convert_type_p,
+)
 from didax._src.lax.lax import (
     RoundingMethod as RoundingMethod,
     abs as abs,
@@ -142,4 +146,24 @@ from didax._src.lax.shapes import (
     split as split,
     squeeze as squeeze,
     transpose as transpose,
+)
+from didax._src.lax.slicing import (
+    GatherDimensionNumbers as GatherDimensionNumbers,
+    GatherScatterMode as GatherScatterMode,
+    ScatterDimensionNumbers as ScatterDimensionNumbers,
+    gather as gather,
+    gather_p as gather_p,
+    scatter as scatter,
+    scatter_add as scatter_add,
+    scatter_add_p as scatter_add_p,
+    scatter_apply as scatter_apply,
+    scatter_max as scatter_max,
+    scatter_max_p as scatter_max_p,
+    scatter_min as scatter_min,
+    scatter_min_p as scatter_min_p,
+    scatter_mul as scatter_mul,
+    scatter_mul_p as scatter_mul_p,
+    scatter_p as scatter_p,
+    scatter_sub as scatter_sub,
+    scatter_sub_p as scatter_sub_p,
 )

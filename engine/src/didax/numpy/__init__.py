@@ -11,7 +11,12 @@ from didax._src.numpy import reductions as _red
 from didax._src.numpy import scalar_types as _st
 from didax._src.numpy import ufuncs as _uf
 from didax._src.numpy import ufuncs_math as _um
+from didax._src.numpy.indexing import argwhere as argwhere
+from didax._src.numpy.indexing import flatnonzero as flatnonzero
 from didax._src.numpy.indexing import nonzero as nonzero
+from didax._src.numpy.indexing import put_along_axis as put_along_axis
+from didax._src.numpy.indexing import take as take
+from didax._src.numpy.indexing import take_along_axis as take_along_axis
 
 Array = ndarray
 

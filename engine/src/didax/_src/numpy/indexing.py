@@ -21,7 +21,14 @@ from didax._src.config import config
 from didax._src.lax import lax, reductions, shapes, slicing
 from didax._src.lax.slicing import GatherScatterMode
 from didax._src.numpy import _indexer as ix
-from didax._src.numpy.util import broadcast_to, promote_dtypes
+from didax._src.numpy.util import (
+    broadcast_to,
+    canonicalize_axis,
+    ensure_arraylike,
+    jit_like_jax,
+    promote_dtypes,
+    where3,
+)
 
 
 def _asarray(x):
@@ -341,3 +348,155 @@ def argwhere(a, *, size=None, fill_value=None):
     if scalar:
         out = shapes.slice(out, (0, 0), (np.shape(out)[0], 0))
     return out
+
+
+def take(a, indices, axis=None, out=None, mode=None, unique_indices=False,
+         indices_are_sorted=False, fill_value=None):
+    """Elements of a at indices along axis (of a.ravel() when axis is None). Out-of-bound
+    indices fill (mode 'fill', the default), clip ('clip') or wrap ('wrap')."""
+    return _take(a, indices, None if axis is None else operator.index(axis), out, mode,
+                 unique_indices=unique_indices, indices_are_sorted=indices_are_sorted,
+                 fill_value=fill_value)
+
+
+@jit_like_jax("_take", static_argnames=("axis", "mode", "unique_indices",
+                                        "indices_are_sorted", "fill_value"))
+def _take(a, indices, axis=None, out=None, mode=None, unique_indices=False,
+          indices_are_sorted=False, fill_value=None):
+    if out is not None:
+        raise NotImplementedError("The 'out' argument to jnp.take is not supported.")
+    a, indices = ensure_arraylike("take", a, indices)
+    if axis is None:
+        a = shapes.reshape(a, (mask_size(a),))
+        axis = 0
+    axis = canonicalize_axis(axis, np.ndim(a))
+    size = np.shape(a)[axis]
+    gmode, indices = _take_mode(mode, indices, size)
+    sizes = list(np.shape(a))
+    if size == 0:
+        if mask_size(indices) != 0:
+            raise IndexError("Cannot do a non-empty jnp.take() from an empty axis.")
+        return a
+    nidx = np.ndim(indices)
+    if mask_size(indices) == 0:
+        return shapes.full((*sizes[:axis], *np.shape(indices), *sizes[axis + 1:]), 0,
+                           core.get_aval(a).dtype)
+    sizes[axis] = 1
+    offset = (*range(axis), *range(axis + nidx, len(sizes) + nidx - 1))
+    dn = slicing.GatherDimensionNumbers(offset_dims=offset, collapsed_slice_dims=(axis,),
+                                        start_index_map=(axis,))
+    return slicing.gather(a, shapes.expand_dims(indices, (nidx,)), dn, tuple(sizes),
+                          mode=gmode, unique_indices=unique_indices,
+                          indices_are_sorted=indices_are_sorted, fill_value=fill_value)
+
+
+def _take_mode(mode, indices, size):
+    if mode is None or mode == "fill":
+        return GatherScatterMode.FILL_OR_DROP, where3(indices < 0, indices + size, indices)
+    if mode == "raise":
+        raise NotImplementedError("The 'raise' mode to jnp.take is not supported.")
+    if mode == "wrap":
+        from didax._src.numpy import ufuncs  # noqa: PLC0415
+
+        dt = core.get_aval(indices).dtype
+        return GatherScatterMode.PROMISE_IN_BOUNDS, ufuncs.remainder(
+            indices, np.array(size, dt)[()])
+    if mode == "clip":
+        return GatherScatterMode.CLIP, indices
+    raise ValueError(f"Invalid mode '{mode}' for np.take")
+
+
+@jit_like_jax("take_along_axis", static_argnames=("axis", "mode", "fill_value"))
+def take_along_axis(arr, indices, axis=-1, mode=None, fill_value=None):
+    """out[..., j, ...] = arr[..., indices[..., j, ...], ...] along axis; other axes of
+    indices broadcast against arr. Out-of-bound indices fill unless mode says otherwise."""
+    a, indices = ensure_arraylike("take_along_axis", arr, indices)
+    idx_dt = core.get_aval(indices).dtype
+    if not dtypes.is_int(idx_dt):
+        raise TypeError(f"take_along_axis indices must be of integer type, got {idx_dt}")
+    if axis is None:
+        if np.ndim(indices) != 1:
+            raise ValueError(f"take_along_axis indices must be 1D if axis=None, got shape "
+                             f"{np.shape(indices)}")
+        a, axis = shapes.reshape(a, (mask_size(a),)), 0
+    rank = np.ndim(a)
+    if rank != np.ndim(indices):
+        raise ValueError(f"indices and arr must have the same number of dimensions; "
+                         f"{np.ndim(indices)} vs. {rank}")
+    axis = canonicalize_axis(axis, rank)
+    a_shape, idx_shape = np.shape(a), np.shape(indices)
+    arr_shape = tuple(1 if d == axis else s for d, s in enumerate(a_shape))
+    out_shape = tuple(np.broadcast_shapes(idx_shape, arr_shape))
+    if a_shape[axis] == 0:
+        return shapes.full(out_shape, 0, core.get_aval(a).dtype)
+    wrap = mode != "promise_in_bounds"
+    if wrap:
+        dt = ix.index_dtype((a_shape[axis],))
+        indices = lax.convert_element_type(indices, dt)
+        neg = indices < 0
+        indices = lax.select(neg, lax.add(indices, np.array(a_shape[axis], dt)[()]), indices)
+    return _along_axis_gather(a, indices, axis, arr_shape, out_shape, mode, fill_value)
+
+
+def _along_axis_gather(a, indices, axis, arr_shape, out_shape, mode, fill_value):
+    """The gather of take_along_axis: index-broadcast axes take whole slices, matching
+    axes become gather batching axes, size-1 operand axes are squeezed away."""
+    idx_shape = np.shape(indices)
+    keep = [i for i, s in enumerate(idx_shape) if i == axis or s != 1]
+    indices = shapes.reshape(indices, (*[out_shape[i] for i in keep], 1))
+    sizes, offset, op_b, idx_b, squeeze = [], [], [], [], []
+    new_i = j = 0
+    for i in range(len(arr_shape)):
+        if i == axis:
+            sizes.append(1)
+            index_axis = new_i
+            new_i, j = new_i + 1, j + 1
+        elif idx_shape[i] == 1:
+            offset.append(i)
+            sizes.append(arr_shape[i])
+            new_i += 1
+        elif arr_shape[i] == 1:
+            squeeze.append(i)
+            j += 1
+        else:
+            sizes.append(0 if arr_shape[i] == 0 else 1)
+            op_b.append(new_i)
+            idx_b.append(j)
+            new_i, j = new_i + 1, j + 1
+    a = shapes.squeeze(a, squeeze)
+    dn = slicing.GatherDimensionNumbers(tuple(offset), (index_axis,), (index_axis,),
+                                        tuple(op_b), tuple(idx_b))
+    return slicing.gather(a, indices, dn, tuple(sizes),
+                          mode="fill" if mode is None else mode, fill_value=fill_value)
+
+
+def put_along_axis(arr, indices, values, axis, inplace=True, *, mode=None):
+    """A copy of arr with values put at indices along axis (JAX arrays are immutable, so
+    inplace must be False)."""
+    if inplace:
+        raise ValueError("jax.numpy.put_along_axis cannot modify arrays in-place, because JAX "
+                         "arraysare immutable. Pass inplace=False to instead return an "
+                         "updated array.")
+    arr, indices, values = ensure_arraylike("put_along_axis", arr, indices, values)
+    original_shape = np.shape(arr)
+    if axis is None:
+        arr, axis_ = shapes.reshape(arr, (mask_size(arr),)), 0
+    else:
+        axis_ = axis
+    if np.ndim(arr) != np.ndim(indices):
+        raise ValueError("put_along_axis arguments 'arr' and 'indices' must have same ndim. "
+                         f"Got arr.ndim={np.ndim(arr)} and indices.ndim={np.ndim(indices)}.")
+    try:
+        values = broadcast_to(values, np.shape(indices))
+    except ValueError:
+        raise ValueError("put_along_axis argument 'values' must be broadcastable to "
+                         f"'indices'. Got values.shape={np.shape(values)} and "
+                         f"indices.shape={np.shape(indices)}.") from None
+    nd = np.ndim(arr)
+    axis_ = canonicalize_axis(axis_, nd)
+    grid = [shapes.broadcasted_iota(dtypes.default_int_dtype(),
+                                    tuple(s if d == k else 1 for d, s in
+                                          enumerate(np.shape(arr))), k) for k in range(nd)]
+    grid[axis_] = indices
+    result = _IndexUpdateRef(arr, tuple(grid)).set(values, mode=mode)
+    return shapes.reshape(result, original_shape) if axis is None else result
