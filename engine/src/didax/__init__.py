@@ -21,7 +21,9 @@ from didax._src.api import (
 )
 from didax._src.api_util import ShapeDtypeStruct as ShapeDtypeStruct
 from didax._src.array import Array as Array
+from didax._src.pjit import effects_barrier as effects_barrier
 from didax._src.pjit import jit as jit
+from didax._src.callback import pure_callback as pure_callback
 from didax._src.config import config as config
 from didax._src.custom_derivatives import custom_jvp as custom_jvp
 from didax._src.custom_derivatives import custom_vjp as custom_vjp
@@ -35,7 +37,9 @@ from didax._src.config import (
 from didax._src.core import typeof as typeof
 from didax._src.numpy import array_methods as _array_methods  # noqa: F401
 from didax._src.tree_util import tree_flatten as _tree_flatten  # noqa: F401
+from didax import debug as debug
 from didax import dtypes as dtypes
+from didax import experimental as experimental
 from didax import errors as errors
 from didax import lax as lax
 from didax import numpy as numpy

@@ -145,13 +145,23 @@ def _jit_transpose(cts, *args, jaxpr, name, donated_invars, keep_unused, inline)
 
 
 def _jit_lower(ctx, *args, jaxpr, name, donated_invars, keep_unused, inline):
-    key = ("jit", id(jaxpr))
+    ordered = ctx.tokens is not None and _has_ordered(jaxpr.jaxpr)
+    key = ("jit", id(jaxpr), ordered)
     sym = ctx.module.cache.get(key)
     if sym is None:
-        sym = lowering.lower_function(ctx.module, name, jaxpr)
+        sym = lowering.lower_function(ctx.module, name, jaxpr, token_in=ordered)
         ctx.module.cache[key] = sym
         ctx.module.cache[("keep", id(jaxpr))] = jaxpr
-    return lowering.call_function(ctx, sym, args, ctx.avals_out)
+    if not ordered:
+        return lowering.call_function(ctx, sym, args, ctx.avals_out)
+    outs = lowering.call_function(ctx, sym, [ctx.tokens.token, *args],
+                                  [core.abstract_token, *ctx.avals_out])
+    ctx.tokens.token = outs[0]
+    return outs[1:]
+
+
+def _has_ordered(jaxpr) -> bool:
+    return any(getattr(e, "ordered", False) for e in jaxpr.effects)
 
 
 def _jit_pp(eqn, context, settings):
@@ -218,6 +228,7 @@ def _forward_known_inputs(known: ClosedJaxpr, num_res: int, unknowns):
 
 
 pe.partial_eval_rules[jit_p] = _jit_partial_eval
+pe.effects_rules[jit_p] = lambda jaxpr, **params: jaxpr.jaxpr.effects
 
 
 def _jit_dce(used_outputs, eqn):
@@ -251,8 +262,9 @@ class XlaExecutable:
     the device buffers of hoisted constants, and output result handlers."""
 
     def __init__(self, exe, module_text: str, kept: list[int], const_bufs: list,
-                 in_avals, out_avals, out_literals):
+                 in_avals, out_avals, out_literals, ordered: bool = False):
         self.exe = exe
+        self.ordered = ordered
         self.text = module_text
         self.kept = kept
         self.const_bufs = const_bufs
@@ -284,6 +296,13 @@ class XlaExecutable:
                 for a, lit in zip(self.out_avals, self.out_literals)]
 
 
+
+
+def effects_barrier() -> None:
+    """Waits until every effect issued so far has run (the CPU client is synchronous, so
+    every effect has already run when a call returns)."""
+
+
 def _from_buffer(buf, aval) -> Array:
     if not isinstance(aval.dtype, np.dtype) and isinstance(aval.dtype, dtypes.ExtendedDType):
         return aval.dtype._rules.from_physical(aval, _from_buffer(buf, core.physical_aval(aval)))
@@ -307,14 +326,16 @@ def compile_closed_jaxpr(closed: ClosedJaxpr, name: str, keep_unused: bool = Fal
     out_literals = [_literal_output(v) for v in jaxpr.outvars]
     dyn_outvars = [v for v, lit in zip(jaxpr.outvars, out_literals) if lit is None]
     flat = pe.convert_constvars_jaxpr(jaxpr.replace(outvars=dyn_outvars))
-    module = lowering.lower_jaxpr_to_module(ClosedJaxpr(flat, ()), name=f"jit_{_sym(name)}")
+    ordered = _has_ordered(jaxpr)
+    module = lowering.lower_jaxpr_to_module(ClosedJaxpr(flat, ()), name=f"jit_{_sym(name)}",
+                                            ordered_effects=ordered)
     text = module.text()
     exe = _compile_cached(text, module.host_callbacks)
     const_bufs = [c._device_buffer() if isinstance(c, Array) else
                   xla_backend.device_put(np.asarray(c, v.aval.dtype))
                   for v, c in zip(jaxpr.constvars, consts)]
     return XlaExecutable(exe, text, kept, const_bufs, closed.in_avals, closed.out_avals,
-                         out_literals)
+                         out_literals, ordered)
 
 
 def _literal_output(v):
@@ -505,7 +526,7 @@ def _make_fast(entry: _CacheEntry) -> Callable:
     """A specialized call for one signature: buffers in, Arrays out, nothing else."""
     exe = entry.executable
     out_tree = entry.out_tree
-    simple = (not exe.const_bufs and exe.all_dynamic
+    simple = (not exe.const_bufs and exe.all_dynamic and not exe.ordered
               and exe.kept == list(range(len(exe.in_avals))))
     if not simple:
         if out_tree.num_leaves == 1 and out_tree.num_nodes == 1:

@@ -86,8 +86,10 @@ class Lowered:
             raise TypeError("jit(...).lower() of a function closing over traced values")
         flat = pe.convert_constvars_jaxpr(closed.jaxpr)
         self._consts = list(closed.consts)
+        ordered = any(getattr(e, "ordered", False) for e in flat.effects)
         module = lowering.lower_jaxpr_to_module(ClosedJaxpr(flat, ()),
-                                                name=f"jit_{_sym(traced.fun_name)}")
+                                                name=f"jit_{_sym(traced.fun_name)}",
+                                                ordered_effects=ordered)
         self._module = module
         self._text = module.text()
         self.in_tree = traced.in_tree

@@ -228,19 +228,25 @@ def lower_jaxpr_body(fn: FuncBuilder, jaxpr: Jaxpr, consts: Sequence[Any],
 
 def lower_function(module: ModuleBuilder, name: str, closed: ClosedJaxpr, public=False,
                    token_in: bool = False) -> str:
-    """Emits closed as `func.func @name`; returns the symbol name actually used."""
+    """Emits closed as `func.func @name`; returns the symbol name actually used.
+
+    token_in: the function threads an effect token for ordered effects — a private function
+    takes and returns it; the public entry creates its own (with a synchronous client,
+    successive executions are already ordered, so only the order within one program needs
+    the token)."""
     jaxpr = closed.jaxpr
     fn = FuncBuilder(module)
     arg_avals = [v.aval for v in jaxpr.invars]
     args = [Value(f"%arg{i}", a) for i, a in enumerate(arg_avals)]
     tokens = None
     if token_in:
-        tokens = TokenState(Value("%argtok", core.abstract_token))
+        tok = (fn.op1("stablehlo.after_all", [], core.abstract_token) if public
+               else Value("%argtok", core.abstract_token))
+        tokens = TokenState(tok)
     outs = lower_jaxpr_body(fn, jaxpr, closed.consts, args, tokens)
-    if token_in:
-        outs = [tokens.token, *outs]
     params = [f"{a.name}: {ir_type(a.aval)}" for a in args]
-    if token_in:
+    if token_in and not public:
+        outs = [tokens.token, *outs]
         params.insert(0, "%argtok: !stablehlo.token")
     results = ", ".join(ir_type(o.aval) for o in outs)
     fn.op("func.return", outs, [])

@@ -1,0 +1,6 @@
+"""`didax.debug`: callbacks and printing from inside transformed code."""
+
+from didax._src.callback import debug_callback as callback
+from didax._src.callback import debug_print as print  # noqa: A004
+
+__all__ = ["callback", "print"]
