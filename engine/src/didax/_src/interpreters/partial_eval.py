@@ -231,8 +231,7 @@ class JaxprTrace(DynamicJaxprTrace):
                                 symbolic_zeros):
         if not any(self.is_unknown(x) for x in args):
             with set_current_trace(self.parent_trace):
-                return primitive.bind_custom_vjp(fun, fwd, bwd, args, out_trees,
-                                                 symbolic_zeros)
+                return primitive.bind_custom_vjp(fun, fwd, bwd, args, symbolic_zeros)
         return partial_eval_rules[primitive](self, fun, fwd, bwd, args, out_trees=out_trees,
                                              symbolic_zeros=symbolic_zeros)
 
