@@ -16,7 +16,6 @@ import math
 import operator
 import warnings
 from collections.abc import Hashable, Sequence
-from typing import Any
 
 import numpy as np
 
@@ -26,6 +25,7 @@ from didax._src.core import Tracer
 from didax._src.lax import lax, reductions, shapes, slicing
 from didax._src.lax.bitcast import bitcast_convert_type
 from didax._src.numpy import util as np_util
+from didax._src.pjit import jit
 from didax._src.prng import UINT_DTYPES, PRNGImpl, prngs
 from didax._src.prng_keys import (
     KeyTy,
@@ -93,6 +93,12 @@ def _asarray(x, dtype=None):
 
 def _const(like, value):
     return lax._const(like, value)
+
+
+def _jit(**static):
+    """JAX jits its samplers' bodies; so do we, which also makes them bit-exact with it
+    (XLA's fusion, e.g. multiply-add contraction, and its transcendental functions)."""
+    return lambda fun: jit(fun, **static)
 
 
 # ----------------------------------------------------------------------------------------
@@ -234,9 +240,8 @@ def fold_in(key, data):
     if np.ndim(data):
         raise TypeError("fold_in accepts a scalar, but was given an array ofshape "
                         f"{np.shape(data)} != (). Use jax.vmap for batching.")
-    if isinstance(data, int) and not 0 <= data <= np.iinfo(np.uint32).max:
-        raise OverflowError(f"Python integer {data} out of bounds for uint32")
-    msgs = lax.convert_element_type(_asarray(data), _U32)
+    # NumPy raises JAX's OverflowError for Python ints outside uint32.
+    msgs = np.uint32(data) if isinstance(data, int) else _asarray(data, _U32)
     return _return_prng_keys(wrapped, random_fold_in(key, msgs))
 
 
@@ -307,6 +312,7 @@ def uniform(key, shape: Shape = (), dtype=None, minval=0.0, maxval=1.0):
     return _uniform(key, minval, maxval, _canonicalize_shape(shape), dtype)
 
 
+@_jit(static_argnums=(3, 4))
 def _uniform(key, minval, maxval, shape: tuple[int, ...], dtype):
     _check_shape("uniform", shape)
     minval = shapes.broadcast_to_rank(lax.convert_element_type(minval, dtype), len(shape))
@@ -366,6 +372,7 @@ def _integer_bound(x):
     return x
 
 
+@_jit(static_argnums=(3, 4))
 def _randint(key, minval, maxval, shape, dtype):
     _check_shape("randint", shape, np.shape(minval), np.shape(maxval))
     minval, maxval = _integer_bound(minval), _integer_bound(maxval)
@@ -410,6 +417,7 @@ def _take(arr, ind, axis: int):
     return slicing.gather(arr, shapes.expand_dims(ind, (ni,)), dn, sizes, mode="fill")
 
 
+@_jit(static_argnums=(2,))
 def _shuffle(key, x, axis: int):
     """Rounds of stable sorting along `axis` by fresh random 32-bit keys; enough rounds
     that ties are unlikely to leave any bias."""
@@ -529,6 +537,7 @@ def normal(key, shape: Shape = (), dtype=None):
     return _normal(key, shape, dtype)
 
 
+@_jit(static_argnums=(1, 2))
 def _normal(key, shape, dtype):
     if dtypes.is_complex(dtype):
         sqrt2 = np.array(np.sqrt(2), dtype)[()]
@@ -540,6 +549,7 @@ def _normal(key, shape, dtype):
     return _normal_real(key, shape, dtype)
 
 
+@_jit(static_argnums=(1, 2))
 def _normal_real(key, shape, dtype):
     _check_shape("normal", shape)
     lo = np.nextafter(np.array(-1.0, dtype), np.array(0.0, dtype), dtype=dtype)
@@ -553,6 +563,11 @@ def truncated_normal(key, lower, upper, shape: Shape | None = None, dtype=None):
         shape = _canonicalize_shape(shape)
     key, _ = _check_prng_key("truncated_normal", key)
     dtype = _float_dtype("truncated_normal", dtype)
+    return _truncated_normal(key, lower, upper, shape, dtype)
+
+
+@_jit(static_argnums=(3, 4))
+def _truncated_normal(key, lower, upper, shape, dtype):
     if shape is None:
         shape = _broadcast_shapes(np.shape(lower), np.shape(upper))
     else:
@@ -585,7 +600,12 @@ def bernoulli(key, p=0.5, shape: Shape | None = None, mode: str = "low"):
     dtype = _dtype_of(p)
     if not dtypes.issubdtype(dtype, np.floating):
         raise TypeError(f"bernoulli probability `p` must have a floating dtype, got {dtype}.")
-    p = lax.convert_element_type(p, dtype)
+    return _bernoulli(key, lax.convert_element_type(p, dtype), shape=shape, mode=mode)
+
+
+@_jit(static_argnames=("shape", "mode"))
+def _bernoulli(key, p, shape, mode):
+    dtype = core.get_aval(p).dtype
     if shape is None:
         shape = np.shape(p)
     else:
@@ -606,28 +626,44 @@ def _simple(name: str, key, shape, dtype):
 
 def exponential(key, shape: Shape = (), dtype=None):
     """Exponential(1) samples."""
-    key, shape, dtype = _simple("exponential", key, shape, dtype)
+    return _exponential(*_simple("exponential", key, shape, dtype))
+
+
+@_jit(static_argnums=(1, 2))
+def _exponential(key, shape, dtype):
     u = uniform(key, shape, dtype)
     return lax.neg(lax.log1p(lax.neg(u)))  # log of 1 - u, in (0, 1]
 
 
 def laplace(key, shape: Shape = (), dtype=None):
     """Laplace(0, 1) samples."""
-    key, shape, dtype = _simple("laplace", key, shape, dtype)
+    return _laplace(*_simple("laplace", key, shape, dtype))
+
+
+@_jit(static_argnums=(1, 2))
+def _laplace(key, shape, dtype):
     u = uniform(key, shape, dtype, minval=-1.0 + dtypes.finfo(dtype).epsneg, maxval=1.0)
     return lax.mul(lax.sign(u), lax.log1p(lax.neg(lax.abs(u))))
 
 
 def logistic(key, shape: Shape = (), dtype=None):
     """Standard logistic samples."""
-    key, shape, dtype = _simple("logistic", key, shape, dtype)
+    return _logistic(*_simple("logistic", key, shape, dtype))
+
+
+@_jit(static_argnums=(1, 2))
+def _logistic(key, shape, dtype):
     x = uniform(key, shape, dtype, minval=dtypes.finfo(dtype).tiny, maxval=1.0)
     return lax.sub(lax.log(x), lax.log1p(lax.neg(x)))
 
 
 def cauchy(key, shape: Shape = (), dtype=None):
     """Standard Cauchy samples."""
-    key, shape, dtype = _simple("cauchy", key, shape, dtype)
+    return _cauchy(*_simple("cauchy", key, shape, dtype))
+
+
+@_jit(static_argnums=(1, 2))
+def _cauchy(key, shape, dtype):
     u = uniform(key, shape, dtype, minval=dtypes.finfo(dtype).eps, maxval=1.0)
     return lax.tan(lax.mul(_const(u, np.pi), lax.sub(u, _const(u, 0.5))))
 
@@ -639,6 +675,11 @@ def gumbel(key, shape: Shape = (), dtype=None, mode: str | None = None):
         mode = "low"
     if mode not in ("highest", "high", "low"):
         raise ValueError(f"Must provide valid mode for gumbel got: {mode}")
+    return _gumbel(key, shape, dtype, mode)
+
+
+@_jit(static_argnums=(1, 2, 3))
+def _gumbel(key, shape, dtype, mode):
     info = dtypes.finfo(dtype)
     if dtype == np.float32 and mode == "highest":
         return _gumbel_highest(key, shape)
@@ -724,5 +765,3 @@ def _categorical_no_replace(key, logits, axis, shape, batch_shape, prefix, mode)
     nd = indices.ndim
     return shapes.reshape(indices, shape, (nd - 1, *range(nd - 1)))
 
-
-__all__: list[Any] = []
