@@ -41,6 +41,7 @@ from didax import debug as debug
 from didax import dtypes as dtypes
 from didax import experimental as experimental
 from didax import errors as errors
+from didax import export as export
 from didax import lax as lax
 from didax import numpy as numpy
 from didax import random as random
