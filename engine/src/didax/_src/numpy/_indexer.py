@@ -69,7 +69,7 @@ def kind_of(i) -> Kind:
     if isinstance(i, (bool, np.bool_)) or _is_bool_list(i):
         return Kind.BOOLEAN
     if isinstance(i, (Array, Tracer, np.ndarray)):
-        dt = core.get_aval(i).dtype
+        dt = i.dtype if isinstance(i, np.ndarray) else core.get_aval(i).dtype
         if dt == np.bool_:
             return Kind.BOOLEAN
         if dtypes.is_int(dt):
@@ -190,12 +190,17 @@ class SlicePlan(NamedTuple):
     newaxis_dims: list[int]
 
 
-def static_slice_plan(items, shape, mode) -> SlicePlan | None:
+def static_slice_plan(items, shape, mode, normalize: bool = True) -> SlicePlan | None:
     """A plan of static slices, or None when some index is an array."""
     if mode not in (None, GatherScatterMode.PROMISE_IN_BOUNDS, GatherScatterMode.CLIP):
         return None
     if any(it.kind in (Kind.ARRAY, Kind.BOOLEAN) for it in items):
         return None
+    if mode != GatherScatterMode.CLIP:
+        try:
+            check_static_ints(items, shape, normalize)
+        except IndexError:  # out of bounds: a clamping dynamic_slice, as in JAX
+            return None
     starts, limits, strides, rev, squeeze, new = [], [], [], [], [], []
     for it in expand_ellipsis(items, len(shape)):
         if it.kind == Kind.NONE:
@@ -207,7 +212,7 @@ def static_slice_plan(items, shape, mode) -> SlicePlan | None:
             if size == 0:
                 raise IndexError(f"index is out of bounds for axis {axis} with size 0")
             i = int(it.index)
-            i = min(max(i + size if i < 0 else i, 0), size - 1)
+            i = min(max(i + size if normalize and i < 0 else i, 0), size - 1)
             starts.append(i), limits.append(i + 1), strides.append(1), squeeze.append(axis)
             continue
         start, stop, stride = it.index.indices(size)

@@ -52,10 +52,8 @@ def rewriting_take(arr, idx, *, indices_are_sorted=False, unique_indices=False, 
     shape = np.shape(arr)
     items = ix.parse(idx, shape)
     parsed = _mode(mode)
-    if parsed in (None, GatherScatterMode.PROMISE_IN_BOUNDS):
-        ix.check_static_ints(items, shape, normalize_indices)
     ix.check_static_slices(items)
-    plan = ix.static_slice_plan(items, shape, parsed)
+    plan = ix.static_slice_plan(items, shape, parsed, normalize_indices)
     if plan is not None:
         return _static_slice(arr, plan, shape)
     plan = ix.dynamic_slice_plan(items, shape, parsed)
