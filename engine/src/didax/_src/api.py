@@ -30,6 +30,10 @@ from didax._src.interpreters import ad, batching
 from didax._src.interpreters import partial_eval as pe
 from didax._src.interpreters.ad import Zero
 from didax._src.lax import lax, shapes
+
+# Hooks the playground's recorder installs to observe transformation calls:
+# hook(kind, fun, transformed, args, kwargs, transform_args, transform_kwargs) -> result
+from didax._src.pjit import _call_hooks as call_hooks  # noqa: E402 - one shared list
 from didax._src.tree_util import (
     broadcast_prefix,
     tree_flatten,
@@ -39,10 +43,6 @@ from didax._src.tree_util import (
     tree_unflatten,
 )
 from didax._src.util import fun_name
-
-# Hooks the playground's recorder installs to observe transformation calls:
-# hook(kind, fun, transformed, args, kwargs, transform_args, transform_kwargs) -> result
-call_hooks: list[Callable] = []
 
 
 def _recorded(kind: str):
@@ -64,6 +64,23 @@ def _recorded(kind: str):
             return call
         transform.__wrapped__ = make
         return transform
+    return deco
+
+
+def _recorded_direct(kind: str):
+    """For transformations applied directly (jvp, vjp, linearize): the recorder hook sees
+    the function and its primal arguments."""
+
+    def deco(impl):
+        @functools.wraps(impl)
+        def call(fun, *args, **kwargs):
+            if not call_hooks:
+                return impl(fun, *args, **kwargs)
+            primals = tuple(args[0]) if kind == "jvp" else args
+            t_kwargs = {"has_aux": bool(kwargs.get("has_aux", False))}
+            return call_hooks[-1](kind, fun, lambda *_a, **_k: impl(fun, *args, **kwargs),
+                                  primals, {}, (), t_kwargs)
+        return call
     return deco
 
 
@@ -103,6 +120,7 @@ def _check_jvp_args(primals, tangents):
                              f"Got primal shape {pa.shape} and tangent shape as {ta.shape}")
 
 
+@_recorded_direct("jvp")
 def jvp(fun: Callable, primals, tangents, has_aux: bool = False):
     """Forward-mode: (fun(*primals), the directional derivative along tangents)."""
     check_callable(fun)
@@ -138,6 +156,7 @@ def _split_aux(out_tree, p_out, t_out):
     return (pair[0], pair[1]), (tpair[0], tpair[1])
 
 
+@_recorded_direct("linearize")
 def linearize(fun: Callable, *primals, has_aux: bool = False):
     """(fun(*primals), f_jvp) where f_jvp evaluates the linearized function."""
     check_callable(fun)
@@ -145,7 +164,6 @@ def linearize(fun: Callable, *primals, has_aux: bool = False):
     flat_fun, store = flatten_fun_nokwargs(_aux_first(fun) if has_aux else fun, in_tree)
     p_out, lin, out_zeros, _ = ad.linearize_flat(flat_fun, flat_p)
     out_tree = store["out_tree"]
-    in_avals = [core.get_aval(p).to_tangent_aval() for p in flat_p]
     p_out = [_to_array(x) for x in p_out]
     if has_aux:
         (out_tree, aux_tree), n_out = _unpair_tree(out_tree)
@@ -229,6 +247,7 @@ def _instantiate_ct(ct, aval):
     return ct
 
 
+@_recorded_direct("vjp")
 def vjp(fun: Callable, *primals, has_aux: bool = False, reduce_axes=()):
     """(fun(*primals), pullback[, aux]) — reverse mode via linearize + transpose."""
     check_callable(fun)

@@ -583,20 +583,23 @@ Atom = Var | Literal
 
 
 class JaxprEqn:
-    __slots__ = ("invars", "outvars", "primitive", "params", "effects", "source_info")
+    __slots__ = ("invars", "outvars", "primitive", "params", "effects", "source_info", "tag")
 
-    def __init__(self, invars, outvars, primitive, params, effects, source_info_):
+    def __init__(self, invars, outvars, primitive, params, effects, source_info_, tag=None):
         self.invars: list[Atom] = invars
         self.outvars: list[Var] = outvars
         self.primitive: Primitive = primitive
         self.params: dict[str, Any] = params
         self.effects: frozenset = effects
         self.source_info: SourceInfo | None = source_info_
+        # provenance: which equation of an original program this one derives from (set
+        # while transformations re-bind that equation; the playground maps stages back)
+        self.tag = tag
 
     def replace(self, **kw) -> JaxprEqn:
         new = JaxprEqn(
             self.invars, self.outvars, self.primitive, self.params, self.effects,
-            self.source_info,
+            self.source_info, self.tag,
         )
         for k, v in kw.items():
             setattr(new, k, v)
@@ -709,7 +712,10 @@ def eval_jaxpr(jaxpr: Jaxpr, consts: Sequence[Any], *args, propagate_source_info
         env[v] = x
     for eqn in jaxpr.eqns:
         invals = [a.val if type(a) is Literal else env[a] for a in eqn.invars]
-        if propagate_source_info and eqn.source_info is not None:
+        if eqn.tag is not None:
+            with source_info_override(eqn.source_info), tag_context(eqn.tag):
+                ans = eqn.primitive.bind(*invals, **eqn.params)
+        elif propagate_source_info and eqn.source_info is not None:
             with source_info_override(eqn.source_info):
                 ans = eqn.primitive.bind(*invals, **eqn.params)
         else:
@@ -755,6 +761,33 @@ class source_info_override:
 
     def __exit__(self, *exc):
         src_override.info = self.prev
+        return False
+
+
+class _TagState:
+    __slots__ = ("tag",)
+
+    def __init__(self):
+        self.tag = None
+
+
+tag_state = _TagState()
+
+
+class tag_context:
+    """Equations staged inside carry `tag` (the provenance of derived programs)."""
+
+    __slots__ = ("tag", "prev")
+
+    def __init__(self, tag):
+        self.tag = tag
+
+    def __enter__(self):
+        self.prev = tag_state.tag
+        tag_state.tag = self.tag
+
+    def __exit__(self, *exc):
+        tag_state.tag = self.prev
         return False
 
 
@@ -879,6 +912,16 @@ class PpContext:
 
 
 pp_eqn_rules: dict[Primitive, Callable] = {}
+# prim -> fn(eqn) -> [(name, value)]: the parameters as JAX prints them (hidden defaults
+# dropped, values reformatted). Used by the printer and by the playground's recorder.
+pp_params_rules: dict[Primitive, Callable] = {}
+
+
+def printed_params(eqn: JaxprEqn) -> list[tuple[str, Any]]:
+    rule = pp_params_rules.get(eqn.primitive)
+    if rule is not None:
+        return list(rule(eqn))
+    return [(k, eqn.params[k]) for k in sorted(eqn.params)]
 
 
 def pp_var(v: Atom, context: PpContext) -> pp.Doc:
@@ -926,7 +969,7 @@ def pp_eqn_default(eqn: JaxprEqn, context: PpContext, settings: PpSettings,
                    params: Sequence[tuple[str, Any]] | None = None) -> pp.Doc:
     """`outs = prim[k=v ...] ins`, params sorted by name unless given."""
     if params is None:
-        params = [(k, eqn.params[k]) for k in sorted(eqn.params)]
+        params = printed_params(eqn)
     lhs = pp_vars(eqn.outvars, context, print_shapes=settings.print_shapes)
     rhs = [pp.text(eqn.primitive.name), pp_kv_pairs(params, context, settings),
            pp.text(" ") + pp_vars(eqn.invars, context)]
@@ -965,8 +1008,9 @@ def pp_jaxpr(jaxpr: Jaxpr, context: PpContext, settings: PpSettings) -> pp.Doc:
     name = context.shared_jaxprs.get(jaxpr)
     if name:
         return pp.text(name)
-    return pp_jaxpr_skeleton(jaxpr, lambda: pp_eqns(jaxpr.eqns, context, settings), context,
-                             settings)
+    doc = pp_jaxpr_skeleton(jaxpr, lambda: pp_eqns(jaxpr.eqns, context, settings), context,
+                            settings)
+    return pp.source_map(doc, jaxpr) if settings.eqn_spans else doc
 
 
 def pp_jaxprs(jaxprs, context: PpContext, settings: PpSettings) -> pp.Doc:
@@ -994,6 +1038,12 @@ def _dropvars(jaxpr: Jaxpr) -> dict[Var, str]:
 def pp_toplevel_jaxpr(jaxpr_to_print: Jaxpr, settings: PpSettings | None = None) -> pp.Doc:
     """The whole document: jaxprs used more than once (or long ones) are hoisted to
     `let name = { ... } in` headers, as JAX does."""
+    return pp_toplevel_jaxpr_with_context(jaxpr_to_print, settings)[1]
+
+
+def pp_toplevel_jaxpr_with_context(jaxpr_to_print: Jaxpr, settings: PpSettings | None = None
+                                   ) -> tuple[PpContext, pp.Doc]:
+    """(the naming context, the document) — the context maps every Var to its name."""
     settings = settings or PpSettings()
     context = PpContext(_dropvars(jaxpr_to_print))
     names: defaultdict[Jaxpr, str] = defaultdict(lambda: "jaxpr")
@@ -1030,9 +1080,11 @@ def pp_toplevel_jaxpr(jaxpr_to_print: Jaxpr, settings: PpSettings | None = None)
     for name, jaxpr in shared:
         skeleton = pp_jaxpr_skeleton(
             jaxpr, lambda j=jaxpr: pp_eqns(j.eqns, context, settings), context, settings)
+        if settings.eqn_spans:
+            skeleton = pp.source_map(skeleton, jaxpr)
         docs.append(pp.concat([pp.text(f"let {name} = "), skeleton, pp.text(" in"), pp.brk()]))
     docs.append(pp_jaxpr(jaxpr_to_print, context, settings))
-    return pp.concat(docs)
+    return context, pp.concat(docs)
 
 
 # ----------------------------------------------------------------------------------------

@@ -314,15 +314,13 @@ def _inline_lower(ctx, *args, call_jaxpr, **params):
                                      ctx.tokens)
 
 
-def _custom_jvp_pp(eqn, context, settings):
+def _custom_jvp_pp(eqn):
     params = dict(eqn.params)
     if not params["num_consts"]:
         params.pop("num_consts")
     params["jvp"] = str(params.pop("jvp_jaxpr_fun"))
     names = sorted(params)
-    return core.pp_eqn_default(
-        eqn, context, settings,
-        [("name", _jaxpr_name(params["call_jaxpr"]))] + [(k, params[k]) for k in names])
+    return [("name", _jaxpr_name(params["call_jaxpr"]))] + [(k, params[k]) for k in names]
 
 
 def _custom_call_dce(used_outputs, eqn):
@@ -334,7 +332,7 @@ def _custom_call_dce(used_outputs, eqn):
 custom_jvp_call_p.abstract_eval = _custom_call_abstract_eval
 custom_jvp_call_p.impl = None
 lowering.lowerings[custom_jvp_call_p] = _inline_lower
-core.pp_eqn_rules[custom_jvp_call_p] = _custom_jvp_pp
+core.pp_params_rules[custom_jvp_call_p] = _custom_jvp_pp
 pe.dce_rules[custom_jvp_call_p] = _custom_call_dce
 
 
@@ -548,16 +546,14 @@ def _stage_custom_vjp(trace: pe.DynamicJaxprTrace, fun, fwd, bwd, args, *, out_t
     return trace.emit(custom_vjp_call_p, atoms, closed.out_avals, params)
 
 
-def _custom_vjp_pp(eqn, context, settings):
+def _custom_vjp_pp(eqn):
     params = dict(eqn.params)
     if not params["num_consts"]:
         params.pop("num_consts")
     params["fwd"] = str(params["fwd"])
     params["bwd"] = str(params["bwd"])
     names = sorted(params)
-    return core.pp_eqn_default(
-        eqn, context, settings,
-        [("name", _jaxpr_name(params["call_jaxpr"]))] + [(k, params[k]) for k in names])
+    return [("name", _jaxpr_name(params["call_jaxpr"]))] + [(k, params[k]) for k in names]
 
 
 ad.custom_jvp_call_rules["vjp"] = _jvp_process_custom_vjp
@@ -567,7 +563,7 @@ pe.partial_eval_rules[custom_vjp_call_p] = lambda trace, fun, fwd, bwd, args, **
     _stage_custom_vjp(trace, fun, fwd, bwd, args, **kw)
 custom_vjp_call_p.abstract_eval = _custom_call_abstract_eval
 lowering.lowerings[custom_vjp_call_p] = _inline_lower
-core.pp_eqn_rules[custom_vjp_call_p] = _custom_vjp_pp
+core.pp_params_rules[custom_vjp_call_p] = _custom_vjp_pp
 pe.dce_rules[custom_vjp_call_p] = _custom_call_dce
 
 
@@ -588,12 +584,12 @@ def _custom_lin_transpose(cts, *args, num_res, bwd, out_avals, symbolic_zeros, i
                                for c, a in zip(nz, args[num_res:])]
 
 
-def _custom_lin_pp(eqn, context, settings):
+def _custom_lin_pp(eqn):
     params = dict(eqn.params)
     params.pop("out_avals")
     params["bwd"] = str(params["bwd"])
     params["in_zeros"] = list(params["in_zeros"])
-    return core.pp_eqn_default(eqn, context, settings, sorted(params.items()))
+    return sorted(params.items())
 
 
 custom_lin_p = def_primitive(
@@ -604,6 +600,6 @@ custom_lin_p = def_primitive(
     batch=unsupported("custom_lin only appears in linear jaxprs, which are transposed "
                       "rather than batched"),
     lower=unsupported("can't apply forward-mode autodiff (jvp) to a custom_vjp function"),
-    multiple_results=True, pp=_custom_lin_pp)
+    multiple_results=True, pp_params=_custom_lin_pp)
 
 

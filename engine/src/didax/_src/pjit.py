@@ -13,7 +13,6 @@ import functools
 import inspect
 import weakref
 from collections.abc import Callable, Sequence
-from typing import Any
 
 import numpy as np
 
@@ -33,6 +32,9 @@ from didax._src.interpreters.ad import Zero
 from didax._src.lax._define import def_primitive
 from didax._src.tree_util import tree_flatten, tree_unflatten
 from didax._src.util import fun_name
+
+# The recorder's hooks: pjit sits below api, so api adopts this very list object.
+_call_hooks: list = []
 
 # ----------------------------------------------------------------------------------------
 # Memoized jaxpr transformations (stable identities keep compile caches warm)
@@ -164,26 +166,30 @@ def _has_ordered(jaxpr) -> bool:
     return any(getattr(e, "ordered", False) for e in jaxpr.effects)
 
 
-def _jit_pp(eqn, context, settings):
+def _jit_pp_params(eqn):
+    """name first, then the rest sorted; defaults hidden (as JAX prints jit)."""
     params = dict(eqn.params)
     del params["inline"]
     if not any(params["donated_invars"]):
         del params["donated_invars"]
     if not params["keep_unused"]:
         del params["keep_unused"]
-    inner = params["jaxpr"].jaxpr
+    name = params.pop("name")
+    return [("name", name)] + sorted(params.items())
+
+
+def _jit_pp(eqn, context, settings):
+    inner = eqn.params["jaxpr"].jaxpr
     if inner not in context.shared_jaxprs:
         context.suggest_same_var_names(inner.invars, eqn.invars)
         context.suggest_same_var_names(inner.outvars, eqn.outvars)
-    name = params.pop("name")
-    return core.pp_eqn_default(eqn, context, settings,
-                               [("name", name)] + sorted(params.items()))
+    return core.pp_eqn_default(eqn, context, settings)
 
 
 jit_p = def_primitive(
     "jit", abstract_eval=_jit_abstract_eval, impl=None, eager_impl=_jit_impl,
     jvp=_jit_jvp, transpose=_jit_transpose, batch=_jit_batch, lower=_jit_lower,
-    multiple_results=True, pp=_jit_pp)
+    multiple_results=True, pp=_jit_pp, pp_params=_jit_pp_params)
 jit_p.is_higher_order = True
 
 
@@ -406,6 +412,8 @@ class JitWrapped:
         self._cache: dict = {}
         self._fast: dict = {}
         self.trace_count = 0
+        # jits inside didax (jnp functions) are implementation details, not trace cards
+        self._recordable = not getattr(fun, "__module__", "").startswith("didax.")
         functools.update_wrapper(self, fun, updated=())
 
     def __repr__(self):
@@ -455,6 +463,12 @@ class JitWrapped:
 
     # --- calling
     def __call__(self, *args, **kwargs):
+        if _call_hooks and self._recordable:
+            return _call_hooks[-1]("jit", self.fun, self._call, args, kwargs, (), {},
+                                   static=self.static_argnums)
+        return self._call(*args, **kwargs)
+
+    def _call(self, *args, **kwargs):
         if not kwargs and core.trace_ctx.trace is core.eval_trace:
             fast = self._fast_path(args)
             if fast is not None:

@@ -375,7 +375,7 @@ def _forward_nonlinear(jaxpr: Jaxpr, primal_env: dict, linear: set) -> list:
             linear.update(eqn.outvars)
             continue
         invals = [a.val if type(a) is Literal else primal_env[a] for a in eqn.invars]
-        with core.source_info_override(eqn.source_info):
+        with core.source_info_override(eqn.source_info), core.tag_context(eqn.tag):
             ans = eqn.primitive.bind(*invals, **eqn.params)
         if eqn.primitive.multiple_results:
             for v, x in zip(eqn.outvars, ans):
@@ -402,7 +402,7 @@ def _transpose_eqn(eqn, cts, primal_env, linear, ct_env) -> None:
     if rule is None:
         raise NotImplementedError(f"Transpose rule (for reverse-mode differentiation) for "
                                   f"'{eqn.primitive}' not implemented")
-    with core.source_info_override(eqn.source_info):
+    with core.source_info_override(eqn.source_info), core.tag_context(eqn.tag):
         cts_in = rule(cts, *invals, **eqn.params)
     for a, ct in zip(eqn.invars, cts_in):
         if ct is None or type(ct) is Zero or type(a) is Literal or a not in linear:
@@ -411,7 +411,7 @@ def _transpose_eqn(eqn, cts, primal_env, linear, ct_env) -> None:
         if prev is None:
             ct_env[a] = ct
         else:
-            with core.source_info_override(eqn.source_info):
+            with core.source_info_override(eqn.source_info), core.tag_context(eqn.tag):
                 ct_env[a] = add_jaxvals_p.bind(prev, ct)
 
 

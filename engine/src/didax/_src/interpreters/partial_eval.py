@@ -125,12 +125,13 @@ class DynamicJaxprTrace(Trace):
         if effects:
             self.effects.update(effects)
         src = core.current_source_info()
+        tag = core.tag_state.tag
         if primitive.multiple_results:
             outvars = [Var(a) for a in out_aval]
-            self.eqns.append(JaxprEqn(atoms, outvars, primitive, params, effects, src))
+            self.eqns.append(JaxprEqn(atoms, outvars, primitive, params, effects, src, tag))
             return [DynamicJaxprTracer(self, a, v, src) for a, v in zip(out_aval, outvars)]
         v = Var(out_aval)
-        self.eqns.append(JaxprEqn(atoms, [v], primitive, params, effects, src))
+        self.eqns.append(JaxprEqn(atoms, [v], primitive, params, effects, src, tag))
         return DynamicJaxprTracer(self, out_aval, v, src)
 
     def process_custom_jvp_call(self, primitive, fun, jvp, args, *, symbolic_zeros):

@@ -55,7 +55,8 @@ def def_primitive(name: str, *, abstract_eval: Callable, impl: Callable | _Gap |
                   jvp: Any, transpose: Any, batch: Any, lower: Any,
                   multiple_results: bool = False, pp: Callable | None = None,
                   eager_impl: Callable | None = None,
-                  primitive: Primitive | None = None) -> Primitive:
+                  primitive: Primitive | None = None,
+                  pp_params: Callable | None = None) -> Primitive:
     """Declares primitive `name` with every rule.
 
     impl(*numpy_values, **params) -> numpy value(s) runs eagerly (wrapped so arguments are
@@ -80,6 +81,8 @@ def def_primitive(name: str, *, abstract_eval: Callable, impl: Callable | _Gap |
     _register(prim, lower, lowering.lowerings, "lower", gaps)
     if pp is not None:
         core.pp_eqn_rules[prim] = pp
+    if pp_params is not None:
+        core.pp_params_rules[prim] = pp_params
     if gaps:
         declared_gaps[prim] = gaps
     all_primitives.append(prim)
@@ -164,16 +167,16 @@ _signedint = (np.signedinteger,)
 _num = _int + _float + _complex
 _any = _int + _float + _complex + _bool
 _bool_or_int = _int + _bool
+_ordered = _int + _float + _bool
 _float_or_complex = _float + _complex
 
+# lax names whose dtype-mismatch error suggests a promoting jnp function (as JAX's do)
 _JNP_EQUIV = {
-    "add": "add", "sub": "subtract", "mul": "multiply", "div": "divide", "rem": "remainder",
-    "max": "maximum", "min": "minimum", "pow": "float_power", "atan2": "arctan2",
-    "nextafter": "nextafter", "and": "bitwise_and", "or": "bitwise_or", "xor": "bitwise_xor",
-    "eq": "equal", "ne": "not_equal", "ge": "greater_equal", "gt": "greater",
-    "le": "less_equal", "lt": "less", "select_n": "where", "clamp": "clip",
-    "complex": "complex", "shift_left": "left_shift",
-    "shift_right_arithmetic": "right_shift", "shift_right_logical": "right_shift",
+    "add": "add", "sub": "subtract", "mul": "multiply", "div": "divide", "max": "maximum",
+    "min": "minimum", "pow": "float_power", "atan2": "arctan2", "nextafter": "nextafter",
+    "eq": "equal", "ne": "not_equal", "select": "where", "concatenate": "concatenate",
+    "shift_left": "left_shift", "shift_right_arithmetic": "right_shift",
+    "shift_right_logical": "right_shift",
 }
 
 

@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from didax._src import core, dtypes
+from didax._src.array import Array
 from didax._src.core import ShapedArray
 from didax._src.interpreters import ad, batching, lowering
 from didax._src.interpreters.ad import Zero
@@ -30,11 +31,14 @@ from didax._src.lax._define import (
     _float_or_complex,
     _int,
     _num,
+    _ordered,
+    check_same_dtypes,
     def_primitive,
     false_weak,
     naryop_abstract_eval,
     unbroadcast,
     unop_abstract_eval,
+    unsupported,
 )
 
 
@@ -52,11 +56,11 @@ def _errstate(fn):
 
 
 def _pp_hide_none(*names):
-    def rule(eqn, context, settings):
-        params = [(k, eqn.params[k]) for k in sorted(eqn.params)
-                  if not (k in names and eqn.params[k] is None)]
-        return core.pp_eqn_default(eqn, context, settings, params)
-    return rule
+    """Printed params: the named ones are hidden when None (as JAX prints them)."""
+    def params(eqn):
+        return [(k, eqn.params[k]) for k in sorted(eqn.params)
+                if not (k in names and eqn.params[k] is None)]
+    return params
 
 
 _pp_accuracy = _pp_hide_none("accuracy")
@@ -73,7 +77,7 @@ def _unop(name, accepted, np_fn, jvp, lower, *, accuracy=False, result_dtype=Non
     return def_primitive(
         name, abstract_eval=unop_abstract_eval(name, accepted, result_dtype, weak_rule),
         impl=impl, jvp=jvp, transpose=transpose, batch=VECTORIZED, lower=lower,
-        pp=_pp_accuracy if accuracy else None)
+        pp_params=_pp_accuracy if accuracy else None)
 
 
 def _round_afz(x):
@@ -129,7 +133,7 @@ expm1_p = _unop("expm1", _float_or_complex, np.expm1, None,
                 lowering.unary("stablehlo.exponential_minus_one"), accuracy=True)
 tanh_p = _unop("tanh", _float_or_complex, np.tanh, None, lowering.unary("stablehlo.tanh"),
                accuracy=True)
-logistic_p = _unop("logistic", _float_or_complex, lambda x: _scipy_special().expit(x), None,
+logistic_p = _unop("logistic", _float_or_complex, lambda x: _logistic_impl(x), None,
                    lowering.unary("stablehlo.logistic"), accuracy=True)
 sin_p = _unop("sin", _float_or_complex, np.sin, None, lowering.unary("stablehlo.sine"),
               accuracy=True)
@@ -184,6 +188,12 @@ def _popcount(x):
     return np.bitwise_count(u).astype(x.dtype)
 
 
+def _logistic_impl(x):
+    if dtypes.is_complex(x.dtype):
+        return 1 / (1 + np.exp(-x))
+    return _scipy_special().expit(x)
+
+
 def _clz(x):
     bits = x.dtype.itemsize * 8
     u = x.astype(np.dtype(f"u{x.dtype.itemsize}"))
@@ -206,7 +216,7 @@ round_p = def_primitive(
 def _integer_pow_abstract_eval(x, *, y):
     if dtypes.is_int(x.dtype) and y < 0:
         raise TypeError(f"Integers cannot be raised to negative powers, got "
-                        f"integer_pow({x.str_short()}, {y})")
+                        f"integer_pow({x.dtype.name}[{','.join(map(str, x.shape))}], {y})")
     return unop_abstract_eval("integer_pow", _num)(x)
 
 
@@ -246,7 +256,7 @@ def _integer_pow_lowering(ctx, x, *, y):
 def _integer_pow_jvp(g, x, *, y):
     if y == 0:
         return Zero.from_primal_value(x)
-    return mul(g, mul(_const(x, y), integer_pow(x, y - 1)))
+    return mul(g, mul(_const(x, y), x if y == 2 else integer_pow(x, y - 1)))
 
 
 integer_pow_p = def_primitive(
@@ -362,6 +372,9 @@ def _shift_left(x, y):
 
 
 def _shift_right_arith(x, y):
+    if dtypes.is_unsigned(x.dtype):  # XLA shifts the bit pattern as a signed integer
+        signed = np.dtype(f"i{x.dtype.itemsize}")
+        return _shift_right_arith(x.view(signed), y).view(x.dtype)
     bits = x.dtype.itemsize * 8
     u = y.astype(np.uint64)
     s = np.minimum(u, bits - 1).astype(x.dtype)
@@ -393,9 +406,10 @@ pow_p = _binop("pow", [_float_or_complex, _int + _float_or_complex], np.power, N
                lowering.binary("stablehlo.power"), require_same=False)
 max_p = _binop("max", [_any, _any], np.maximum, None, lowering.binary("stablehlo.maximum"))
 min_p = _binop("min", [_any, _any], np.minimum, None, lowering.binary("stablehlo.minimum"))
-atan2_p = _binop("atan2", [_float, _float], np.arctan2, None,
+atan2_p = _binop("atan2", [_float_or_complex, _float_or_complex], np.arctan2, None,
                  lowering.binary("stablehlo.atan2"))
-nextafter_p = _binop("nextafter", [_float, _float], np.nextafter, ZERO_JVP,
+nextafter_p = _binop("nextafter", [_float, _float], np.nextafter,
+                     unsupported("JAX defines no derivative of nextafter"),
                      lowering.binary("chlo.next_after"))
 complex_p = _binop("complex", [_float, _float], lambda x, y: x + 1j * y, None,
                    lowering.binary("stablehlo.complex"), transpose=None,
@@ -416,12 +430,13 @@ polygamma_p = _binop("polygamma", [_float, _float],
                      lambda m, x: _scipy_special().polygamma(m.astype(int), x), None,
                      lowering.binary("chlo.polygamma"))
 igamma_p = _binop("igamma", [_float, _float], lambda a, x: _scipy_special().gammainc(a, x),
-                  ZERO_JVP, lowering.binary("chlo.igamma"))
+                  None, lowering.binary("chlo.igamma"))
 
 
 def _cmp(name, np_fn, direction):
     lower = lowering.compare(direction)
-    return _binop(name, [_any, _any], np_fn, ZERO_JVP, lower,
+    accepted = _any if name in ("eq", "ne") else _ordered
+    return _binop(name, [accepted, accepted], np_fn, ZERO_JVP, lower,
                   result_dtype=lambda *a, **p: np.dtype(np.bool_), weak_rule=false_weak)
 
 
@@ -543,7 +558,26 @@ def _atan2_jvp_y(g, x, y):
 
 
 ad.defjvp(atan2_p, _atan2_jvp_x, _atan2_jvp_y)
-ad.deflinear(complex_p, lambda t, *args: [real(t), imag(neg(t))])
+def _complex_transpose(t, x, y):
+    return [unbroadcast(x.aval, real(t)), unbroadcast(y.aval, imag(neg(t)))]
+
+
+ad.deflinear(complex_p, _complex_transpose)
+
+
+def _igamma_jvp_a(g, a, x):
+    raise NotImplementedError(
+        "the derivative of igamma with respect to a (JAX's igamma_grad_a) is not "
+        "implemented in didax")
+
+
+def _igamma_jvp_x(g, a, x):
+    # d/dx P(a, x) = x^(a-1) e^(-x) / Gamma(a)
+    log_density = sub(sub(mul(sub(a, _one(a)), log(x)), x), lgamma(a))
+    return mul(g, exp(log_density))
+
+
+ad.defjvp(igamma_p, _igamma_jvp_a, _igamma_jvp_x)
 ad.defjvp(polygamma_p, None, lambda g, m, x: mul(g, polygamma(add(m, _one(m)), x)))
 
 
@@ -559,13 +593,13 @@ def _select_n_abstract_eval(which, *cases):
         raise TypeError(f"select cases must have the same shapes, got "
                         f"{[c.shape for c in cases]}.")
     if any(c.dtype != cases[0].dtype for c in cases[1:]):
-        raise TypeError(f"select cases must have the same dtypes, got "
-                        f"{[c.dtype.name for c in cases]}.")
+        check_same_dtypes("select", *cases)
     if which.shape and which.shape != cases[0].shape:
         raise TypeError(f"select `which` must be scalar or have the same shape as cases, got "
                         f"`which` shape {which.shape} but case shape {cases[0].shape}.")
     if which.dtype != np.bool_ and not dtypes.is_int(which.dtype):
-        raise TypeError(f"which must be a boolean or integer type, got {which.dtype}.")
+        raise TypeError(f"select `which` must be boolean or integer type, got "
+                        f"{which.dtype}.")
     if which.dtype == np.bool_ and len(cases) > 2:
         raise TypeError("select with boolean `which` cannot have > 2 cases.")
     return ShapedArray(cases[0].shape, cases[0].dtype, all(c.weak_type for c in cases))
@@ -655,10 +689,9 @@ def _clamp_abstract_eval(lo, x, hi):
     for name, b in (("min", lo), ("max", hi)):
         if b.shape and b.shape != x.shape:
             raise TypeError(f"clamp requires {name}.shape == operand.shape or "
-                            f"{name}.shape == (), got {b.shape}.")
-    if lo.dtype != x.dtype or hi.dtype != x.dtype:
-        raise TypeError(f"clamp requires min.dtype == operand.dtype == max.dtype, got "
-                        f"{lo.dtype.name}, {x.dtype.name}, {hi.dtype.name}.")
+                            f"{name}.shape == (), got {name}.shape={b.shape}, "
+                            f"operand.shape={x.shape}.")
+    check_same_dtypes("clamp", lo, x, hi)
     return ShapedArray(x.shape, x.dtype, x.weak_type)
 
 
@@ -703,7 +736,8 @@ def _bcast_to(x, like):
 
 
 def _clamp_jvp_lo(g, lo, x, hi):
-    return select(lt(x, lo), _bcast_to(g, x), full_like(x, 0))
+    # the lower bound is the output where it exceeds x and is below the upper bound
+    return select(bitwise_and(gt(lo, x), lt(lo, hi)), _bcast_to(g, x), full_like(x, 0))
 
 
 def _clamp_jvp_x(g, lo, x, hi):
@@ -766,15 +800,14 @@ def _convert_lower(ctx, x, *, new_dtype, weak_type, sharding):
     return fn.op1("stablehlo.convert", [x], out)
 
 
-def _convert_pp(eqn, context, settings):
-    params = [(k, eqn.params[k]) for k in sorted(eqn.params) if k != "sharding"]
-    return core.pp_eqn_default(eqn, context, settings, params)
+def _convert_pp(eqn):
+    return [(k, eqn.params[k]) for k in sorted(eqn.params) if k != "sharding"]
 
 
 convert_element_type_p = def_primitive(
     "convert_element_type", abstract_eval=_convert_element_type_abstract_eval,
     impl=_errstate(_convert_impl), jvp=_convert_jvp, transpose=_convert_transpose,
-    batch=VECTORIZED, lower=_convert_lower, pp=_convert_pp)
+    batch=VECTORIZED, lower=_convert_lower, pp_params=_convert_pp)
 
 
 def _reduce_precision_impl(x, *, exponent_bits, mantissa_bits):
@@ -796,7 +829,9 @@ reduce_precision_p = def_primitive(
     jvp=lambda primals, tangents, **p: (
         reduce_precision_p.bind(primals[0], **p),
         tangents[0] if type(tangents[0]) is Zero else reduce_precision_p.bind(tangents[0], **p)),
-    transpose=lambda ct, x, **p: [ct], batch=VECTORIZED,
+    transpose=lambda ct, x, **p: [
+        Zero(x.aval) if type(ct) is Zero else reduce_precision_p.bind(ct, **p)],
+    batch=VECTORIZED,
     lower=lambda ctx, x, *, exponent_bits, mantissa_bits: ctx.fn.op1(
         "stablehlo.reduce_precision", [x], ctx.avals_out[0],
         f"exponent_bits = {exponent_bits} : i32, mantissa_bits = {mantissa_bits} : i32"))
@@ -900,8 +935,6 @@ def round(x, rounding_method=RoundingMethod.AWAY_FROM_ZERO):  # noqa: A001
 
 
 def integer_pow(x, y: int):
-    if y == 1:
-        return x
     return integer_pow_p.bind(x, y=int(y))
 
 
@@ -962,7 +995,9 @@ def convert_element_type(operand, new_dtype) -> Any:
     new_dtype = dtypes.canonicalize_dtype(np.dtype(new_dtype))
     aval = core.get_aval(operand)
     if aval.dtype == new_dtype and not aval.weak_type:
-        return operand
+        if isinstance(operand, (core.Tracer, Array)):
+            return operand
+        return Array(np.asarray(operand, new_dtype), ShapedArray(aval.shape, new_dtype))
     return convert_element_type_p.bind(operand, new_dtype=new_dtype, weak_type=False,
                                        sharding=None)
 

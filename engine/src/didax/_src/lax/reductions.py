@@ -268,7 +268,7 @@ batching.defreducer(argmin_p)
 def _cum_abstract_eval(name, accepted):
     def rule(x, *, axis, reverse):
         check_accepted(name, x, accepted, None)
-        if not 0 <= axis < max(x.ndim, 1):
+        if not 0 <= axis < x.ndim:
             raise ValueError(f"axis {axis} is out of bounds for array of shape {x.shape}")
         return ShapedArray(x.shape, x.dtype, x.weak_type)
     return rule
@@ -513,35 +513,78 @@ def _remaining(n, *removed):
     return [i for i in range(n) if i not in drop]
 
 
-def _dot_general_abstract_eval(lhs, rhs, *, dimension_numbers, precision,
-                               preferred_element_type, out_sharding):
+def _check_dot_dims(lhs, rhs, dimension_numbers) -> None:
+    """JAX's validation of dot_general dimension numbers (same messages)."""
     (lc, rc), (lb, rb) = dimension_numbers
-    for dims, x, name in ((lc, lhs, "lhs"), (rc, rhs, "rhs"), (lb, lhs, "lhs"),
-                          (rb, rhs, "rhs")):
-        if any(not 0 <= d < x.ndim for d in dims):
-            raise TypeError(f"dot_general requires contracting and batch dimensions to be "
-                            f"in range for {name} of shape {x.shape}, got {dims}.")
+    for side, x, batch, contract in (("lhs", lhs, lb, lc), ("rhs", rhs, rb, rc)):
+        if any(not 0 <= d < x.ndim for d in (*batch, *contract)):
+            raise TypeError(
+                f"dot_general requires {side} dimension numbers to be nonnegative and less "
+                f"than the number of axes of the {side} value, got {side}_batch of {batch} "
+                f"and {side}_contracting of {contract} for {side} of rank {x.ndim}")
     if len(lb) != len(rb):
         raise TypeError("dot_general requires equal numbers of lhs_batch and rhs_batch "
                         f"dimensions, got lhs_batch {lb} and rhs_batch {rb}.")
-    if tuple(lhs.shape[d] for d in lb) != tuple(rhs.shape[d] for d in rb):
-        raise TypeError(f"dot_general requires lhs batch dimensions and rhs batch dimensions "
-                        f"to have the same shape, got {tuple(lhs.shape[d] for d in lb)} and "
-                        f"{tuple(rhs.shape[d] for d in rb)}.")
-    if len(lc) != len(rc) or tuple(lhs.shape[d] for d in lc) != tuple(rhs.shape[d]
-                                                                      for d in rc):
-        raise TypeError(f"dot_general requires contracting dimensions to have the same shape, "
-                        f"got {tuple(lhs.shape[d] for d in lc)} and "
-                        f"{tuple(rhs.shape[d] for d in rc)}.")
-    if lhs.dtype != rhs.dtype and preferred_element_type is None:
-        from didax._src.lax._define import check_same_dtypes  # noqa: PLC0415
+    for side, batch, contract in (("lhs", lb, lc), ("rhs", rb, rc)):
+        for what, dims in (("batch", batch), ("contracting", contract)):
+            if len(set(dims)) != len(dims):
+                raise TypeError(f"dot_general requires {side} {what} dimensions to be "
+                                f"distinct, got {side}_{what} {dims}.")
+        if set(batch) & set(contract):
+            raise TypeError(
+                f"dot_general requires {side} batch dimensions to be disjoint from "
+                f"contracting dimensions, got {side}_batch {batch} and {side}_contracting "
+                f"{contract}.")
+    for what, ldims, rdims in (("batch", lb, rb), ("contracting", lc, rc)):
+        ls, rs = tuple(lhs.shape[d] for d in ldims), tuple(rhs.shape[d] for d in rdims)
+        if ls != rs:
+            what = ("lhs batch dimensions and rhs batch dimensions" if what == "batch"
+                    else "contracting dimensions")
+            raise TypeError(f"dot_general requires {what} to have the same shape, got {ls} "
+                            f"and {rs}.")
 
-        check_same_dtypes("dot_general", lhs, rhs)
+
+def _precision_rank(dt):
+    """XLA's order of "higher precision" types: complex, exponent range, mantissa, width,
+    signedness (the wider operand type is the result type of a mixed-type dot)."""
+    dt = np.dtype(dt)
+    real = dtypes.real_dtype(dt) if dtypes.is_complex(dt) else dt
+    if dtypes.is_float(real):
+        info = dtypes.finfo(real)
+        return (dtypes.is_complex(dt), info.maxexp, info.nmant, info.bits, True)
+    bits = 1 if real == np.bool_ else real.itemsize * 8
+    return (False, -1, -1, bits, not dtypes.is_unsigned(real))
+
+
+def _dot_dtype(lhs_dt, rhs_dt, preferred):
+    lr, rr = _precision_rank(lhs_dt), _precision_rank(rhs_dt)
+    if lr == rr and lhs_dt != rhs_dt:
+        raise TypeError(f"lax.dot_general argument type error: {lhs_dt}, {rhs_dt}")
+    result = lhs_dt if lr >= rr else rhs_dt
+    if preferred is None or np.dtype(preferred) == result:
+        return np.dtype(result)
+    preferred = np.dtype(preferred)
+    if not dtypes.is_float(result) and _precision_rank(preferred)[3] < max(lr, rr)[3]:
+        raise TypeError("`preferred_element_type` must not be narrower than the original "
+                        f"type, got preferred_element_type of {preferred} for result type "
+                        f"of {result}.")
+    return preferred
+
+
+def _dot_general_abstract_eval(lhs, rhs, *, dimension_numbers, precision,
+                               preferred_element_type, out_sharding):
+    _check_dot_dims(lhs, rhs, dimension_numbers)
+    (lc, rc), (lb, rb) = dimension_numbers
     shape = (tuple(lhs.shape[d] for d in lb)
              + tuple(lhs.shape[d] for d in _remaining(lhs.ndim, lc, lb))
              + tuple(rhs.shape[d] for d in _remaining(rhs.ndim, rc, rb)))
-    dt = np.dtype(preferred_element_type) if preferred_element_type is not None else lhs.dtype
+    dt = _dot_dtype(lhs.dtype, rhs.dtype, preferred_element_type)
     return ShapedArray(shape, dt, lhs.weak_type and rhs.weak_type)
+
+
+def _einsum_dtype(dt):
+    """NumPy's einsum lacks the ml_dtypes floats: compute those in float32."""
+    return np.dtype(np.float32) if dt.kind == "V" or dt.name == "bfloat16" else dt
 
 
 def _dot_general_impl(lhs, rhs, *, dimension_numbers, precision, preferred_element_type,
@@ -556,15 +599,13 @@ def _dot_general_impl(lhs, rhs, *, dimension_numbers, precision, preferred_eleme
         rs[b] = ls[a]
     out = ([ls[d] for d in lb] + [ls[d] for d in _remaining(lhs.ndim, lc, lb)]
            + [rs[d] for d in _remaining(rhs.ndim, rc, rb)])
-    dt = np.dtype(preferred_element_type) if preferred_element_type is not None else lhs.dtype
-    if lhs.dtype != dt:
-        lhs = lhs.astype(dt)
-    if rhs.dtype != dt:
-        rhs = rhs.astype(dt)
+    dt = _dot_dtype(lhs.dtype, rhs.dtype, preferred_element_type)
+    compute = _einsum_dtype(dt)
+    lhs, rhs = lhs.astype(compute, copy=False), rhs.astype(compute, copy=False)
     spec = f"{''.join(ls)},{''.join(rs)}->{''.join(out)}"
     if lhs.ndim == 2 and rhs.ndim == 2 and spec == "ab,bd->ad":
-        return lhs @ rhs
-    return np.einsum(spec, lhs, rhs, optimize=lhs.ndim + rhs.ndim > 4)
+        return (lhs @ rhs).astype(dt, copy=False)
+    return np.einsum(spec, lhs, rhs, optimize=lhs.ndim + rhs.ndim > 4).astype(dt, copy=False)
 
 
 def _ranges_like(*xs):
@@ -653,17 +694,17 @@ def _dot_general_lower(ctx, lhs, rhs, *, dimension_numbers, precision,
     return fn.op1("stablehlo.dot_general", [lhs, rhs], out, attr)
 
 
-def _dot_general_pp(eqn, context, settings):
+def _dot_general_pp(eqn):
     params = {k: v for k, v in eqn.params.items() if v is not None}
     (lc, rc), (lb, rb) = eqn.params["dimension_numbers"]
     params["dimension_numbers"] = ((list(lc), list(rc)), (list(lb), list(rb)))
     params.pop("out_sharding", None)
-    return core.pp_eqn_default(eqn, context, settings, sorted(params.items()))
+    return sorted(params.items())
 
 
 dot_general_p = def_primitive(
     "dot_general", abstract_eval=_dot_general_abstract_eval, impl=_dot_general_impl,
-    jvp=None, transpose=None, batch=_dot_batch, lower=_dot_general_lower, pp=_dot_general_pp)
+    jvp=None, transpose=None, batch=_dot_batch, lower=_dot_general_lower, pp_params=_dot_general_pp)
 ad.defbilinear(dot_general_p, _dot_transpose_lhs, _dot_transpose_rhs)
 
 
@@ -737,7 +778,9 @@ def argmin(operand, axis: int, index_dtype):
 
 def _cum(prim):
     def f(operand, axis: int = 0, reverse: bool = False):
-        axis = shapes.canonicalize_axis(axis, max(np.ndim(operand), 1))
+        axis = operator.index(axis)
+        if axis < 0:  # as in JAX: lax takes canonical axes only
+            raise ValueError("XLA operations do not allow negative axes")
         return prim.bind(operand, axis=axis, reverse=bool(reverse))
     f.__name__ = prim.name
     return f

@@ -108,18 +108,18 @@ def _bid_lower(ctx, x, *, shape, broadcast_dimensions, sharding):
                       f"broadcast_dimensions = {i64_array(broadcast_dimensions)}")
 
 
-def _bid_pp(eqn, context, settings):
+def _bid_pp(eqn):
     params = dict(eqn.params)
     if not params["broadcast_dimensions"]:
         del params["broadcast_dimensions"]
     del params["shape"]
     params.pop("sharding", None)
-    return core.pp_eqn_default(eqn, context, settings, sorted(params.items()))
+    return sorted(params.items())
 
 
 broadcast_in_dim_p = def_primitive(
     "broadcast_in_dim", abstract_eval=_bid_abstract_eval, impl=_bid_impl, jvp=None,
-    transpose=_bid_transpose, batch=_bid_batch, lower=_bid_lower, pp=_bid_pp)
+    transpose=_bid_transpose, batch=_bid_batch, lower=_bid_lower, pp_params=_bid_pp)
 ad.primitive_jvps[broadcast_in_dim_p] = _linear(broadcast_in_dim_p)
 
 
@@ -341,10 +341,13 @@ def transpose(operand, permutation):
 
 def _rev_abstract_eval(x, *, dimensions):
     if len(set(dimensions)) != len(dimensions):
-        raise TypeError(f"rev dimensions must be unique, got {dimensions}")
-    if any(not 0 <= d < x.ndim for d in dimensions):
-        raise TypeError(f"rev dimensions must all be >= 0 and < operand ndim, got "
-                        f"{dimensions} for operand ndim {x.ndim}")
+        raise TypeError(f"rev dimensions must be unique, got {dimensions}.")
+    if any(d < 0 for d in dimensions):
+        raise TypeError(f"rev dimensions must have every element be nonnegative, got "
+                        f"{dimensions}.")
+    if any(d >= x.ndim for d in dimensions):
+        raise TypeError(f"rev dimensions must all be less than operand ndim, got dimensions "
+                        f"{dimensions} for operand ndim {x.ndim}.")
     return ShapedArray(x.shape, x.dtype, x.weak_type)
 
 
@@ -438,7 +441,7 @@ def _split_abstract_eval(x, *, sizes, axis):
         raise ValueError(f"axis {axis} is out of bounds for array of dimension {x.ndim}")
     if sum(sizes) != x.shape[axis]:
         raise ValueError(f"Sum of sizes {sum(sizes)} must be equal to dimension {axis} of the "
-                         f"operand shape {x.shape}")
+                         f"operand shape {list(x.shape)}")
     outs = []
     for s in sizes:
         shape = list(x.shape)
@@ -787,9 +790,7 @@ def _dus_abstract_eval(x, upd, *idxs):
     if any(u > d for u, d in zip(upd.shape, x.shape)):
         raise TypeError(f"dynamic_update_slice update shape must be smaller than operand "
                         f"shape, got update shape {upd.shape} for operand shape {x.shape}.")
-    if upd.dtype != x.dtype:
-        raise TypeError(f"dynamic_update_slice update dtype must equal operand dtype, got "
-                        f"{upd.dtype.name} and {x.dtype.name}.")
+    check_same_dtypes("dynamic_update_slice", x, upd)
     return ShapedArray(x.shape, x.dtype, x.weak_type)
 
 

@@ -1,0 +1,300 @@
+"""Building trace cards: for one transformation call (kind, function, arguments) — the
+primal jaxpr as data, forward values, cotangents for reverse-mode kinds, the derived
+stages (JVP, the known/unknown halves of partial evaluation, the linear and transposed
+programs mapped back to primal equations, the vmapped program, StableHLO, optimized HLO and
+XLA's cost analysis) and a replayable timeline.
+
+A card is a pure function of its inputs: everything is re-traced here, separately from the
+user's own call. May import core, interpreters, lax, api, pjit, viz.jaxpr_data/values.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from didax._src import core, dtypes
+from didax._src.api_util import argnums_partial, ensure_index_tuple
+from didax._src.core import ClosedJaxpr
+from didax._src.interpreters import ad
+from didax._src.interpreters import partial_eval as pe
+from didax._src.tree_util import tree_flatten, tree_unflatten
+from didax._src.viz.jaxpr_data import IdMaker, render_jaxpr, source_data
+from didax._src.viz.values import record_cotangents, record_values, summarize
+
+REVERSE_KINDS = {"grad", "value_and_grad", "vjp", "jacrev", "hessian"}
+
+
+class CardInputs:
+    """What the recorder knows about one call."""
+
+    def __init__(self, kind: str, fun: Callable, args: Sequence[Any], kwargs: dict,
+                 t_args: Sequence[Any], t_kwargs: dict, result: Any, call_site,
+                 index: int, compile_stages: bool, static_argnums=()):
+        self.kind, self.fun, self.args, self.kwargs = kind, fun, tuple(args), dict(kwargs)
+        self.t_args, self.t_kwargs, self.result = tuple(t_args), dict(t_kwargs), result
+        self.call_site, self.index, self.compile_stages = call_site, index, compile_stages
+        self.static_argnums = tuple(static_argnums)
+
+
+def _fun_name(f) -> str:
+    from didax._src.util import fun_name  # noqa: PLC0415
+
+    return fun_name(f)
+
+
+def build_card(inp: CardInputs) -> dict:
+    """The TraceCard dict for inp (errors are recorded on the card, never raised)."""
+    ids = IdMaker()
+    name = _fun_name(inp.fun)
+    card = {
+        "card_id": f"card-{inp.index}", "index": inp.index, "kind": inp.kind,
+        "title": f"{inp.kind}({name})", "fun_name": name,
+        "call_site": source_data(inp.call_site), "stages": [], "values": {},
+        "cotangents": {}, "timeline": [], "outputs": [], "error": None,
+    }
+    card["outputs"] = [summarize(x) for x in tree_flatten(inp.result)[0] if _is_array(x)]
+    try:
+        primal, flat_args, out_tree = _primal_program(inp)
+    except Exception as e:  # noqa: BLE001 - a card records its own failure
+        card["jaxpr"] = _empty_jaxpr(ids)
+        card["error"] = f"could not trace the function: {type(e).__name__}: {e}"
+        return card
+    tag_ids = _tag_primal_eqns(primal, ids)
+    card["jaxpr"] = render_jaxpr(primal, ids)
+    try:
+        _fill_card(card, inp, primal, flat_args, out_tree, ids, tag_ids)
+    except Exception as e:  # noqa: BLE001
+        card["error"] = f"recording failed: {type(e).__name__}: {e}"
+    return card
+
+
+def _fill_card(card, inp, primal, flat_args, out_tree, ids, tag_ids) -> None:
+    values, outs = record_values(primal, flat_args, ids)
+    card["values"] = values
+    if inp.kind in REVERSE_KINDS and _is_differentiable_program(primal):
+        cts = [np.ones(np.shape(o), core.get_aval(o).dtype) for o in outs]
+        card["cotangents"] = record_cotangents(primal, flat_args, cts, ids)
+        card["stages"] += _reverse_stages(primal, flat_args, ids, tag_ids)
+    elif inp.kind in ("jvp", "linearize", "jacfwd"):
+        card["stages"] += _jvp_stages(primal, flat_args, ids, tag_ids, inp.kind == "linearize")
+    if inp.kind == "vmap":
+        card["stages"] += _vmap_stage(inp, ids, tag_ids)
+    if inp.kind in ("jit", "show") and inp.compile_stages:
+        card["stages"] += _compile_stages(primal, _fun_name(inp.fun))
+    card["timeline"] = _timeline(primal, card, ids)
+
+
+def _is_array(x) -> bool:
+    return hasattr(x, "shape") and hasattr(x, "dtype") or isinstance(x, (int, float, complex))
+
+
+def _empty_jaxpr(ids) -> dict:
+    return {"id": ids.jaxpr(), "text": "", "constvars": [], "invars": [], "outvars": [],
+            "eqns": [], "effects": []}
+
+
+def _is_differentiable_program(closed: ClosedJaxpr) -> bool:
+    avals = closed.in_avals + closed.out_avals
+    return any(dtypes.is_inexact(a.dtype) for a in closed.in_avals) and all(
+        dtypes.is_float(a.dtype) or dtypes.is_complex(a.dtype) for a in closed.out_avals
+    ) and bool(avals)
+
+
+# ----------------------------------------------------------------------------------------
+# The primal program
+# ----------------------------------------------------------------------------------------
+
+
+def _primal_program(inp: CardInputs):
+    """(ClosedJaxpr of the function on the traced arguments, their values, out tree)."""
+    fun, args, kwargs = inp.fun, inp.args, inp.kwargs
+    if inp.kind in ("grad", "value_and_grad", "jacfwd", "jacrev", "hessian"):
+        argnums = inp.t_kwargs.get("argnums", inp.t_args[0] if inp.t_args else 0)
+        dyn = tuple(i % len(args) for i in ensure_index_tuple(argnums))
+        has_aux = inp.t_kwargs.get("has_aux", inp.t_args[1] if len(inp.t_args) > 1 else False)
+        f, dyn_args = argnums_partial(lambda *a: fun(*a, **kwargs), dyn, args)
+        if has_aux:
+            g = f
+            f = lambda *a: g(*a)[0]  # noqa: E731
+        return _trace(f, dyn_args)
+    if inp.kind == "vmap":
+        return _trace_unbatched(inp)
+    if inp.kind == "jit":
+        static = set(inp.static_argnums)
+        dyn = tuple(i for i in range(len(args)) if i not in static)
+        f, dyn_args = argnums_partial(lambda *a: fun(*a, **kwargs), dyn, args)
+        return _trace(f, dyn_args)
+    if inp.t_kwargs.get("has_aux"):
+        return _trace(lambda *a: fun(*a, **kwargs)[0], args)
+    return _trace(lambda *a: fun(*a, **kwargs), args)
+
+
+def _trace(f, args):
+    flat, in_tree = tree_flatten(args)
+    store = {}
+
+    def flat_f(*xs):
+        out = f(*tree_unflatten(in_tree, list(xs)))
+        leaves, store["out_tree"] = tree_flatten(out)
+        return leaves
+
+    avals = [core.get_aval(x) for x in flat]
+    jaxpr, _, consts = pe.trace_to_jaxpr_dynamic(flat_f, avals, "viz")
+    return ClosedJaxpr(jaxpr, consts), flat, store["out_tree"]
+
+
+def _trace_unbatched(inp: CardInputs):
+    """The per-example program of a vmap: each mapped argument indexed at 0."""
+    in_axes = inp.t_kwargs.get("in_axes", inp.t_args[0] if inp.t_args else 0)
+    from didax._src.api import _flat_axes  # noqa: PLC0415
+
+    flat, in_tree = tree_flatten((inp.args, inp.kwargs))
+    axes = _flat_axes(in_axes, inp.args, inp.kwargs)
+    sliced = [np.take(np.asarray(x), 0, axis=a) if a is not None else x
+              for x, a in zip(flat, axes)]
+    args, kwargs = tree_unflatten(in_tree, sliced)
+    return _trace(lambda *a: inp.fun(*a, **kwargs), tuple(args))
+
+
+def _tag_primal_eqns(closed: ClosedJaxpr, ids: IdMaker) -> dict:
+    """Every primal equation gets a provenance tag = its card id."""
+    tag_ids = {}
+    for eqn in closed.jaxpr.eqns:
+        eid = ids.eqn(eqn)
+        eqn.tag = eid
+        tag_ids[eid] = eid
+    return tag_ids
+
+
+# ----------------------------------------------------------------------------------------
+# Stages
+# ----------------------------------------------------------------------------------------
+
+
+def _stage(name: str, title: str, jaxpr_data: dict | None, text: str | None = None,
+           language: str = "jaxpr", cost: dict | None = None) -> dict:
+    return {"name": name, "title": title, "language": language,
+            "text": text if text is not None else (jaxpr_data or {}).get("text", ""),
+            "jaxpr": jaxpr_data, "cost": cost}
+
+
+def _jaxpr_stage(name, title, closed, ids, tag_ids) -> dict:
+    return _stage(name, title, render_jaxpr(closed, ids, tag_ids))
+
+
+def _eval(closed: ClosedJaxpr):
+    return lambda *xs: core.eval_jaxpr(closed.jaxpr, closed.consts, *xs)
+
+
+def _jvp_stages(primal, flat_args, ids, tag_ids, with_linearize) -> list:
+    avals = [core.get_aval(x) for x in flat_args]
+    tans = [a.to_tangent_aval() for a in avals]
+    n = len(avals)
+
+    def jvp_fn(*xs):
+        p, t = ad.jvp_flat(_eval(primal), xs[:n], xs[n:])
+        return [*p, *t]
+
+    jvp_jaxpr = pe.trace_to_closed_jaxpr(jvp_fn, [*avals, *tans], "jvp")
+    stages = [_jaxpr_stage("jvp", "JVP (primal and tangent together)", jvp_jaxpr, ids,
+                           tag_ids)]
+    if with_linearize:
+        stages += _pe_stages(primal, avals, ids, tag_ids)[:2]
+    return stages
+
+
+def _pe_stages(primal, avals, ids, tag_ids) -> list:
+    """Partial evaluation of the JVP: known (primal + residuals) and unknown (linear)."""
+    box = {}
+
+    def known_fn(*xs):
+        p_out, lin, _, _ = ad.linearize_flat(_eval(primal), list(xs))
+        box["lin"] = lin
+        return [*p_out, *lin.consts]
+
+    known = pe.trace_to_closed_jaxpr(known_fn, avals, "partial_eval")
+    lin = box["lin"]
+    unknown = ClosedJaxpr(pe.convert_constvars_jaxpr(lin.jaxpr), ())
+    return [
+        _jaxpr_stage("partial_eval_known", "Partial eval: known part (primal + residuals)",
+                     known, ids, tag_ids),
+        _jaxpr_stage("partial_eval_unknown", "Partial eval: unknown part (linear in "
+                     "tangents)", unknown, ids, tag_ids),
+        unknown,
+    ]
+
+
+def _reverse_stages(primal, flat_args, ids, tag_ids) -> list:
+    avals = [core.get_aval(x) for x in flat_args]
+    stages = _jvp_stages(primal, flat_args, ids, tag_ids, False)
+    known_s, unknown_s, unknown = _pe_stages(primal, avals, ids, tag_ids)
+    n_res = len(unknown.jaxpr.invars) - len(avals)
+    linear = [False] * n_res + [True] * len(avals)
+    transposed = ad.transpose_jaxpr(unknown, linear)
+    stages += [known_s, unknown_s,
+               _jaxpr_stage("linear", "Linearized program (residuals, tangents -> "
+                            "tangents)", unknown, ids, tag_ids),
+               _jaxpr_stage("transpose", "Transposed program (residuals, cotangents -> "
+                            "input cotangents)", transposed, ids, tag_ids)]
+    return stages
+
+
+def _vmap_stage(inp: CardInputs, ids, tag_ids) -> list:
+    from didax._src import api  # noqa: PLC0415
+
+    vf = api.vmap.__wrapped__(inp.fun, *inp.t_args, **inp.t_kwargs)
+    flat, in_tree = tree_flatten((inp.args, inp.kwargs))
+    closed, _, _ = api.trace_to_jaxpr(vf, inp.args, inp.kwargs, (), "vmap")
+    return [_jaxpr_stage("vmap", "Batched program (vmap)", closed, ids, tag_ids)]
+
+
+def _compile_stages(primal: ClosedJaxpr, name: str) -> list:
+    from didax._src import pjit, xla_backend  # noqa: PLC0415
+
+    exe = pjit.compile_closed_jaxpr(primal, name, keep_unused=True)
+    try:
+        text = xla_backend.pretty_text(exe.text)
+    except Exception:  # noqa: BLE001 - the generic form is still valid StableHLO
+        text = exe.text
+    hlo = exe.exe.hlo_modules()[0].to_string()
+    ca = exe.exe.cost_analysis()
+    ca = dict(ca[0] if isinstance(ca, list) else ca)
+    cost = {"flops": float(ca.get("flops", 0.0)),
+            "transcendentals": float(ca.get("transcendentals", 0.0)),
+            "bytes_accessed": float(ca.get("bytes accessed", 0.0))}
+    return [_stage("stablehlo", "StableHLO (lowered)", None, text, "mlir"),
+            _stage("hlo", "Optimized HLO (after XLA passes)", None, hlo, "hlo"),
+            _stage("cost_analysis", "XLA cost analysis", None,
+                   json.dumps(ca, indent=1, sort_keys=True), "json", cost)]
+
+
+# ----------------------------------------------------------------------------------------
+# Timeline
+# ----------------------------------------------------------------------------------------
+
+
+def _timeline(primal: ClosedJaxpr, card: dict, ids: IdMaker) -> list:
+    jaxpr = primal.jaxpr
+    steps = [{"index": 0, "phase": "forward", "eqn_id": None,
+              "var_ids": [ids.var(v) for v in [*jaxpr.constvars, *jaxpr.invars]],
+              "label": "inputs"}]
+    for eqn in jaxpr.eqns:
+        steps.append({"index": len(steps), "phase": "forward", "eqn_id": ids.eqn(eqn),
+                      "var_ids": [ids.var(v) for v in eqn.outvars
+                                  if type(v) is not core.DropVar],
+                      "label": f"{eqn.primitive.name}"})
+    cts = card["cotangents"]
+    if not cts:
+        return steps
+    outs = [ids.var(v) for v in jaxpr.outvars if type(v) is core.Var and ids.var(v) in cts]
+    steps.append({"index": len(steps), "phase": "backward", "eqn_id": None,
+                  "var_ids": outs, "label": "output cotangent = 1"})
+    for eqn in reversed(jaxpr.eqns):
+        ins = [ids.var(a) for a in eqn.invars if type(a) is core.Var and ids.var(a) in cts]
+        steps.append({"index": len(steps), "phase": "backward", "eqn_id": ids.eqn(eqn),
+                      "var_ids": ins, "label": f"transpose {eqn.primitive.name}"})
+    return steps
