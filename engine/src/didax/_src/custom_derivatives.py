@@ -199,7 +199,7 @@ class CustomJVPCallPrimitive(Primitive):
 
     def bind(self, *args, call_jaxpr, jvp_jaxpr_fun, num_consts, symbolic_zeros):
         fun = FlatFun(core.jaxpr_as_fun(call_jaxpr), _jaxpr_name(call_jaxpr))
-        fun.out_tree = tree_structure([None] * len(call_jaxpr.out_avals))
+        fun.out_tree = tree_structure([0] * len(call_jaxpr.out_avals))
         return self.bind_custom_jvp(fun, jvp_jaxpr_fun.as_flat(num_consts), args,
                                     symbolic_zeros)
 
@@ -449,7 +449,7 @@ class CustomVJPCallPrimitive(Primitive):
 
     def bind(self, *args, call_jaxpr, fwd, bwd, num_consts, symbolic_zeros):
         fun = FlatFun(core.jaxpr_as_fun(call_jaxpr), _jaxpr_name(call_jaxpr))
-        fun.out_tree = tree_structure([None] * len(call_jaxpr.out_avals))
+        fun.out_tree = tree_structure([0] * len(call_jaxpr.out_avals))
         f, b = fwd.as_flat(num_consts), bwd.as_flat(num_consts)
         return self.bind_custom_vjp(fun, f, b, args[num_consts:] if num_consts else args,
                                     symbolic_zeros)
