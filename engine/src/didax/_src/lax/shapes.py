@@ -522,7 +522,7 @@ def _pad_abstract_eval(x, pv, *, padding_config):
             raise ValueError(f"Dimension size after padding is not at least 0, got result "
                              f"shape {n} for padding_config {padding_config}")
         shape.append(int(n))
-    return ShapedArray(shape, x.dtype, x.weak_type)
+    return ShapedArray(shape, x.dtype, x.weak_type and pv.weak_type)
 
 
 def _pad_impl(x, pv, *, padding_config):
