@@ -375,7 +375,7 @@ def _forward_nonlinear(jaxpr: Jaxpr, primal_env: dict, linear: set) -> list:
             linear.update(eqn.outvars)
             continue
         invals = [a.val if type(a) is Literal else primal_env[a] for a in eqn.invars]
-        with core.source_info_override(eqn.source_info), core.tag_context(eqn.tag):
+        with _provenance(eqn):
             ans = eqn.primitive.bind(*invals, **eqn.params)
         if eqn.primitive.multiple_results:
             for v, x in zip(eqn.outvars, ans):
@@ -402,7 +402,7 @@ def _transpose_eqn(eqn, cts, primal_env, linear, ct_env) -> None:
     if rule is None:
         raise NotImplementedError(f"Transpose rule (for reverse-mode differentiation) for "
                                   f"'{eqn.primitive}' not implemented")
-    with core.source_info_override(eqn.source_info), core.tag_context(eqn.tag):
+    with _provenance(eqn):
         cts_in = rule(cts, *invals, **eqn.params)
     for a, ct in zip(eqn.invars, cts_in):
         if ct is None or type(ct) is Zero or type(a) is Literal or a not in linear:
@@ -411,8 +411,48 @@ def _transpose_eqn(eqn, cts, primal_env, linear, ct_env) -> None:
         if prev is None:
             ct_env[a] = ct
         else:
-            with core.source_info_override(eqn.source_info), core.tag_context(eqn.tag):
+            with _provenance(eqn):
                 ct_env[a] = add_jaxvals_p.bind(prev, ct)
+
+
+class _NoProvenance:
+    __slots__ = ()
+
+    def __enter__(self):
+        return None
+
+    def __exit__(self, *exc):
+        return False
+
+
+_no_provenance = _NoProvenance()
+
+
+def _provenance(eqn):
+    """Equations derived from eqn (while transposing it) inherit its user location and
+    provenance tag — only worth the bookkeeping when something is being staged."""
+    if core.trace_ctx.trace is core.eval_trace:
+        return _no_provenance
+    if eqn.tag is None:
+        return core.source_info_override(eqn.source_info)
+    return _Both(eqn)
+
+
+class _Both:
+    __slots__ = ("a", "b")
+
+    def __init__(self, eqn):
+        self.a = core.source_info_override(eqn.source_info)
+        self.b = core.tag_context(eqn.tag)
+
+    def __enter__(self):
+        self.a.__enter__()
+        self.b.__enter__()
+
+    def __exit__(self, *exc):
+        self.b.__exit__(*exc)
+        self.a.__exit__(*exc)
+        return False
 
 
 def vjp_flat(fun: Callable, primals: Sequence[Any]):

@@ -69,7 +69,7 @@ class DynamicJaxprTrace(Trace):
     """Stages everything into a jaxpr under construction."""
 
     __slots__ = ("eqns", "invars", "constvars", "consts", "_const_ids", "debug_desc",
-                 "finished", "effects")
+                 "finished", "effects", "record_source")
 
     def __init__(self, debug_desc: str = "make_jaxpr", parent_trace=None):
         self.parent_trace = parent_trace
@@ -81,6 +81,7 @@ class DynamicJaxprTrace(Trace):
         self.debug_desc = debug_desc
         self.finished = False
         self.effects: set = set()
+        self.record_source = True
 
     # --- atoms
     def new_arg(self, aval) -> DynamicJaxprTracer:
@@ -124,7 +125,7 @@ class DynamicJaxprTrace(Trace):
         effects = eff_rule(**params) if eff_rule is not None else frozenset()
         if effects:
             self.effects.update(effects)
-        src = core.current_source_info()
+        src = core.current_source_info() if self.record_source else None
         tag = core.tag_state.tag
         if primitive.multiple_results:
             outvars = [Var(a) for a in out_aval]
@@ -198,6 +199,8 @@ class JaxprTrace(DynamicJaxprTrace):
 
     def __init__(self, parent_trace, debug_desc: str = "partial_eval"):
         super().__init__(debug_desc, parent_trace)
+        # Source locations only matter when the result is itself being staged.
+        self.record_source = parent_trace is not core.eval_trace
 
     def is_unknown(self, x) -> bool:
         return type(x) is DynamicJaxprTracer and x._trace is self

@@ -66,7 +66,7 @@ def def_primitive(name: str, *, abstract_eval: Callable, impl: Callable | _Gap |
     # `primitive`: declare the rules of a Primitive object created by a lower layer (the ad
     # interpreter owns add_any's object because it accumulates cotangents with it).
     prim = primitive if primitive is not None else Primitive(name, multiple_results)
-    prim.abstract_eval = abstract_eval
+    prim.abstract_eval = abstract_eval = _cached_abstract_eval(abstract_eval)
     gaps: dict[str, str] = {}
     if eager_impl is not None:
         prim.impl = eager_impl
@@ -87,6 +87,32 @@ def def_primitive(name: str, *, abstract_eval: Callable, impl: Callable | _Gap |
         declared_gaps[prim] = gaps
     all_primitives.append(prim)
     return prim
+
+
+_CACHE_LIMIT = 8192
+
+
+def _cached_abstract_eval(rule: Callable) -> Callable:
+    """Memoizes abstract evaluation on (input avals, params): shape rules run once per
+    signature instead of once per operation (errors are never cached)."""
+    cache: dict = {}
+
+    def cached(*avals, **params):
+        try:
+            key = (avals, tuple(params.items()))
+            return cache[key]
+        except KeyError:
+            pass
+        except TypeError:  # an unhashable parameter
+            return rule(*avals, **params)
+        out = rule(*avals, **params)
+        if len(cache) >= _CACHE_LIMIT:
+            cache.clear()
+        cache[key] = out
+        return out
+
+    cached.__wrapped__ = rule
+    return cached
 
 
 def _register(prim, rule, table, key, gaps) -> None:

@@ -7,6 +7,8 @@ May import core, dtypes, the interpreters, lax._define, lax.lax and lax.shapes.
 
 from __future__ import annotations
 
+import functools
+import math
 import operator
 from collections.abc import Sequence
 
@@ -587,25 +589,33 @@ def _einsum_dtype(dt):
     return np.dtype(np.float32) if dt.kind == "V" or dt.name == "bfloat16" else dt
 
 
+@functools.lru_cache(maxsize=1024)
+def _dot_plan(dimension_numbers, lhs_ndim, rhs_ndim):
+    """Transposes that put (batch, free, contract) x (batch, contract, free) for matmul."""
+    (lc, rc), (lb, rb) = dimension_numbers
+    lhs_free = tuple(_remaining(lhs_ndim, lc, lb))
+    rhs_free = tuple(_remaining(rhs_ndim, rc, rb))
+    return (tuple(lb) + lhs_free + tuple(lc), tuple(rb) + tuple(rc) + rhs_free,
+            lhs_free, rhs_free)
+
+
 def _dot_general_impl(lhs, rhs, *, dimension_numbers, precision, preferred_element_type,
                       out_sharding):
+    """dot_general as one batched matmul (BLAS) after transposes and reshapes."""
     (lc, rc), (lb, rb) = dimension_numbers
-    letters = iter("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
-    ls = [next(letters) for _ in range(lhs.ndim)]
-    rs = [next(letters) for _ in range(rhs.ndim)]
-    for a, b in zip(lc, rc):
-        rs[b] = ls[a]
-    for a, b in zip(lb, rb):
-        rs[b] = ls[a]
-    out = ([ls[d] for d in lb] + [ls[d] for d in _remaining(lhs.ndim, lc, lb)]
-           + [rs[d] for d in _remaining(rhs.ndim, rc, rb)])
+    lperm, rperm, lfree, rfree = _dot_plan(dimension_numbers, lhs.ndim, rhs.ndim)
     dt = _dot_dtype(lhs.dtype, rhs.dtype, preferred_element_type)
     compute = _einsum_dtype(dt)
     lhs, rhs = lhs.astype(compute, copy=False), rhs.astype(compute, copy=False)
-    spec = f"{''.join(ls)},{''.join(rs)}->{''.join(out)}"
-    if lhs.ndim == 2 and rhs.ndim == 2 and spec == "ab,bd->ad":
-        return (lhs @ rhs).astype(dt, copy=False)
-    return np.einsum(spec, lhs, rhs, optimize=lhs.ndim + rhs.ndim > 4).astype(dt, copy=False)
+    bshape = tuple(lhs.shape[d] for d in lb)
+    m_shape = tuple(lhs.shape[d] for d in lfree)
+    n_shape = tuple(rhs.shape[d] for d in rfree)
+    k = math.prod(lhs.shape[d] for d in lc)
+    b, m, n = math.prod(bshape), math.prod(m_shape), math.prod(n_shape)
+    L = np.transpose(lhs, lperm).reshape(b, m, k)
+    R = np.transpose(rhs, rperm).reshape(b, k, n)
+    out = np.matmul(L, R) if b != 1 else np.matmul(L[0], R[0])[None]
+    return out.reshape(bshape + m_shape + n_shape).astype(dt, copy=False)
 
 
 def _ranges_like(*xs):
