@@ -61,7 +61,8 @@ test-e2e: setup build-frontend
 
 test: setup lint test-engine test-backend test-conformance test-frontend test-e2e
 
-bench: setup
+bench: setup build-frontend
+	@$(PY) -c "import torch" 2>/dev/null || $(PIP) install -q torch==2.13.0 || echo "PyTorch unavailable: benchmarking without it"
 	$(PY) bench/run.py --shared $(SHARED)
 
 clean:

@@ -1,0 +1,149 @@
+"""`make bench`: every benchmark of the project in one run, with ratios against the peers
+measured in the same run and the targets of ../shared/notes/performance.md.
+
+1. ../shared/bench/anchors.py with didax beside NumPy, JAX and PyTorch (synchronous CPU
+   dispatch for JAX, 1 thread everywhere): W1–W6, then a target table.
+2. bench/playground_latency.py: Run -> first trace card over the real websocket (1 and 8
+   sessions), kernel spawn -> ready.
+3. The frontend's perf spec in headless Chromium (300-equation layout/render, player frames).
+
+    python bench/run.py [--shared ../shared] [--skip anchors,latency,frontend] [--quick]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+
+# (workload, didax mode, reference system, reference mode or "floor", max ratio)
+TARGETS = [
+    ("W1", "eager", "numpy", "floor", 30.0),
+    ("W2", "eager", "numpy", "floor", 8.0),
+    ("W3", "make_jaxpr(grad)", "jax", "make_jaxpr(grad)", 0.35),
+    ("W1", "jit", "jax", "jit", 1.05),
+    ("W2", "jit", "jax", "jit", 1.05),
+    ("W4", "jit(grad) 1st-steady", "jax", "jit(grad) 1st-steady", 1.0),
+    ("W5", "jit, blocked", "jax", "jit, blocked", 1.0),
+    ("W6", "scan jit", "jax", "scan jit", 1.05),
+    ("W6", "scan eager", "jax", "scan eager", 0.1),
+]
+
+
+def run_anchors(shared: Path, quick: bool) -> dict | None:
+    anchors = shared / "bench" / "anchors.py"
+    if not anchors.exists():
+        print(f"skipping anchors: {anchors} not found")
+        return None
+    systems = "numpy,jax,didax"
+    if _has_torch():
+        systems += ",torch"
+    out = Path(tempfile.mkstemp(suffix=".json")[1])
+    cmd = [sys.executable, str(anchors), "--systems", systems, "--cpu-sync-dispatch",
+           "--no-torch-compile", "--json", str(out)]
+    if quick:
+        cmd += ["--rounds", "2", "--target-s", "0.3", "--compile-reps", "2"]
+    print("$", " ".join(cmd), flush=True)
+    subprocess.run(cmd, check=False)
+    try:
+        return json.loads(out.read_text())
+    except (OSError, json.JSONDecodeError):
+        return None
+
+
+def _has_torch() -> bool:
+    try:
+        import importlib.util  # noqa: PLC0415
+
+        return importlib.util.find_spec("torch") is not None
+    except Exception:  # noqa: BLE001
+        return False
+
+
+def _median(rows, workload, system, mode):
+    for r in rows:
+        if r["workload"] == workload and r["system"] == system and r["mode"] == mode:
+            return r["median_s"]
+    return None
+
+
+def _floor(rows, workload):
+    for r in rows:
+        if r["workload"] == workload and r["system"] == "numpy" and r["median_s"]:
+            return r["median_s"]
+    return None
+
+
+def target_table(result: dict) -> list[str]:
+    rows = result["rows"]
+    lines = ["| workload | didax mode | didax | reference | ratio | target | met |",
+             "|---|---|---:|---:|---:|---:|---|"]
+    for w, mode, ref_sys, ref_mode, limit in TARGETS:
+        d = _median(rows, w, "didax", mode)
+        ref = _floor(rows, w) if ref_mode == "floor" else _median(rows, w, ref_sys, ref_mode)
+        label = "NumPy floor" if ref_mode == "floor" else f"{ref_sys} {ref_mode}"
+        if d is None or ref is None:
+            lines.append(f"| {w} | {mode} | n/a | {label} | n/a | <= {limit} | n/a |")
+            continue
+        ratio = d / ref
+        met = "yes" if ratio <= limit else "NO"
+        lines.append(f"| {w} | {mode} | {_fmt(d)} | {label} {_fmt(ref)} | {ratio:.2f} | "
+                     f"<= {limit} | {met} |")
+    return lines
+
+
+def _fmt(s: float) -> str:
+    if s >= 1e-3:
+        return f"{s * 1e3:.2f} ms"
+    return f"{s * 1e6:.1f} us"
+
+
+def run_latency(quick: bool) -> None:
+    script = REPO / "bench" / "playground_latency.py"
+    cmd = [sys.executable, str(script), "--runs", "5" if quick else "20"]
+    print("$", " ".join(cmd), flush=True)
+    subprocess.run(cmd, cwd=REPO, check=False)
+
+
+def run_frontend_perf() -> None:
+    e2e = REPO / "e2e"
+    if not (e2e / "node_modules").exists():
+        print("skipping frontend perf: e2e dependencies are not installed")
+        return
+    print("$ (cd e2e && npm run perf)", flush=True)
+    subprocess.run(["npm", "run", "perf"], cwd=e2e, check=False)
+    perf = e2e / "test-results" / "perf.json"
+    if perf.exists():
+        print(perf.read_text())
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--shared", default=str(REPO.parent / "shared"))
+    ap.add_argument("--skip", default="")
+    ap.add_argument("--quick", action="store_true")
+    opts = ap.parse_args(argv)
+    skip = set(filter(None, opts.skip.split(",")))
+    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+    if "anchors" not in skip:
+        result = run_anchors(Path(opts.shared), opts.quick)
+        if result:
+            print("\n## didax against the targets (same run)\n")
+            print("\n".join(target_table(result)))
+    if "latency" not in skip:
+        print("\n## Playground latency\n")
+        run_latency(opts.quick)
+    if "frontend" not in skip:
+        print("\n## Frontend performance (headless Chromium)\n")
+        run_frontend_perf()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
