@@ -92,7 +92,9 @@ def convert(x, dtype, weak_type: bool = False):
     if t is core.TypedScalar:
         return core.typed_scalar(x.val, dtype, weak_type)
     if t is np.ndarray or isinstance(x, np.generic):
-        return np.asarray(x, dtype)
+        val = np.asarray(x, dtype)
+        # NumPy arrays carry no weak type: keep it in an Array's aval
+        return Array(val, core.ShapedArray(val.shape, dtype, True)) if weak_type else val
     aval = core.get_aval(x)
     if aval.dtype == dtype and aval.weak_type == weak_type:
         return x
