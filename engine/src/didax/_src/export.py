@@ -426,6 +426,7 @@ def _call_exported_impl(*args, exported: Exported):
     for a in args:
         if isinstance(a, core.Tracer):
             raise core.escaped_tracer_error(a)
+    _call_exported_abstract_eval(*map(core.get_aval, args), exported=exported)
     exe = _eager_cache.get(exported)
     if exe is None:
         exe = _eager_cache[exported] = _compile_eager(exported)
