@@ -95,7 +95,8 @@ class ShapedArray(AbstractValue):
 
     def __repr__(self):
         w = ", weak_type=True" if self.weak_type else ""
-        return f"ShapedArray({self.dtype.name}[{','.join(map(str, self.shape))}]{w})"
+        name = "float0" if self.dtype == dtypes.float0 else self.dtype.name
+        return f"ShapedArray({name}[{','.join(map(str, self.shape))}]{w})"
 
     __str__ = str_short
 
