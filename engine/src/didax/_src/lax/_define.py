@@ -10,6 +10,7 @@ error messages). May import core, dtypes, array and the interpreters.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -26,6 +27,8 @@ TABLES = ("impl", "abstract_eval", "jvp", "transpose", "batch", "lower")
 # prim -> {table: reason} for rules deliberately absent
 declared_gaps: dict[Primitive, dict[str, str]] = {}
 all_primitives: list[Primitive] = []
+# prim -> name of the module whose def_primitive call declared it
+declared_in: dict[Primitive, str] = {}
 
 
 class _Gap:
@@ -86,6 +89,7 @@ def def_primitive(name: str, *, abstract_eval: Callable, impl: Callable | _Gap |
     if gaps:
         declared_gaps[prim] = gaps
     all_primitives.append(prim)
+    declared_in[prim] = sys._getframe(1).f_globals.get("__name__", "?")
     return prim
 
 

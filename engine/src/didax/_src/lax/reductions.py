@@ -37,7 +37,7 @@ def _reduce_abstract_eval(name, accepted, keep_weak=True):
         check_accepted(name, x, accepted, None)
         if any(not 0 <= a < x.ndim for a in axes) or len(set(axes)) != len(axes):
             raise ValueError(f"reduction axes {axes} contains out-of-bounds indices for "
-                             f"{x}.")
+                             f"{x.dtype.name}[{','.join(map(str, x.shape))}].")
         shape = tuple(d for i, d in enumerate(x.shape) if i not in axes)
         return ShapedArray(shape, x.dtype, x.weak_type and keep_weak)
     return rule
@@ -206,9 +206,11 @@ def _arg_abstract_eval(name):
     def rule(x, *, axes, index_dtype):
         check_accepted(name, x, _any, None)
         if len(axes) != 1 or not 0 <= axes[0] < x.ndim:
-            raise ValueError(f"Invalid axes {axes} for operand shape {x.shape}")
+            raise ValueError(f"Invalid axis {axes[0] if len(axes) == 1 else axes} for "
+                             f"operand shape {x.shape}")
         if x.shape[axes[0]] == 0:
-            raise ValueError(f"{name} on an axis of size zero is undefined")
+            raise ValueError(f"argmin and argmax require non-empty reduced dimension. "
+                             f"operand.shape={x.shape} axis={axes[0]}")
         shape = tuple(d for i, d in enumerate(x.shape) if i != axes[0])
         return ShapedArray(shape, index_dtype)
     return rule
@@ -416,8 +418,8 @@ batching.primitive_batchers[cumlogsumexp_p] = _cum_batch(cumlogsumexp_p)
 def _sort_abstract_eval(*operands, dimension, is_stable, num_keys):
     shape = operands[0].shape
     if any(o.shape != shape for o in operands):
-        raise TypeError(f"sort arguments must all have the same shape, got "
-                        f"{[o.shape for o in operands]}")
+        raise TypeError(f"Arguments to sort must have equal shapes, got: "
+                        f"{' '.join(str(o.shape) for o in operands)}")
     if not 0 <= dimension < max(len(shape), 1):
         raise ValueError(f"dimension {dimension} out of bounds for shape {shape}")
     return [ShapedArray(o.shape, o.dtype, o.weak_type) for o in operands]

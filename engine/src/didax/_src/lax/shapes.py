@@ -15,7 +15,7 @@ import numpy as np
 
 from didax._src import core, dtypes
 from didax._src.core import ShapedArray, Tracer
-from didax._src.interpreters import ad, batching, lowering
+from didax._src.interpreters import ad, batching
 from didax._src.interpreters.ad import Zero
 from didax._src.interpreters.lowering import i64_array
 from didax._src.lax import lax
@@ -717,9 +717,18 @@ def _check_indices(name, x, idxs):
         raise TypeError(f"{name} start_indices must have length equal to the number of "
                         f"dimensions of the operand, got indices of length {len(idxs)} for "
                         f"operand shape {x.shape}.")
-    if any(i.shape != () or not dtypes.is_int(i.dtype) for i in idxs):
+    if any(i.shape != () for i in idxs):
         raise TypeError(f"{name} start_indices must be scalar integers, got "
                         f"{[i.str_short() for i in idxs]}.")
+    _check_index_dtypes(name, [i.dtype for i in idxs])
+
+
+def _check_index_dtypes(name, dts) -> None:
+    """Start indices are integers, all of one dtype (JAX's messages)."""
+    if dts and (len(set(dts)) > 1 or not dtypes.is_int(dts[0])):
+        sep = ":" if name == "dynamic_slice" else ""
+        raise TypeError(f"index arguments to {name} must be integers of the same type, "
+                        f"got{sep} {', '.join(np.dtype(d).name for d in dts)}")
 
 
 def _ds_abstract_eval(x, *idxs, slice_sizes):
@@ -850,6 +859,11 @@ def _index_dtype():
     return np.dtype(np.int64) if core.x64_enabled() else np.dtype(np.int32)
 
 
+def _index_dtypes(start_indices):
+    """Dtypes of user start indices (Python ints count as the default int, as in JAX)."""
+    return [core.get_aval(i).dtype for i in start_indices if not isinstance(i, bool)]
+
+
 def _normalize_index(i, size):
     """start index i (possibly negative) -> i + size where negative (JAX's select form)."""
     aval = core.get_aval(i)
@@ -864,19 +878,28 @@ def _normalize_index(i, size):
 
 def dynamic_slice(operand, start_indices, slice_sizes):
     shape = np.shape(operand)
+    _check_index_dtypes("dynamic_slice", _index_dtypes(start_indices))
     idxs = [_normalize_index(i, d) for i, d in zip(start_indices, shape)]
     return dynamic_slice_p.bind(operand, *idxs, slice_sizes=_shape_tuple(slice_sizes))
 
 
 def dynamic_update_slice(operand, update, start_indices):
     shape = np.shape(operand)
+    _check_index_dtypes("dynamic_update_slice", _index_dtypes(start_indices))
     idxs = [_normalize_index(i, d) for i, d in zip(start_indices, shape)]
     return dynamic_update_slice_p.bind(operand, update, *idxs)
 
 
+def _zero_index_like(index):
+    """0 with the dtype of `index` (the other start indices must share its type)."""
+    aval = core.get_aval(index)
+    dt = aval.dtype if dtypes.is_int(aval.dtype) else _index_dtype()
+    return np.array(0, dt)[()]
+
+
 def dynamic_slice_in_dim(operand, start_index, slice_size, axis=0):
     shape = np.shape(operand)
-    starts = [np.array(0, np.int32)[()]] * len(shape)
+    starts = [_zero_index_like(start_index)] * len(shape)
     starts[axis] = start_index
     sizes = list(shape)
     sizes[axis] = slice_size
@@ -889,7 +912,7 @@ def dynamic_index_in_dim(operand, index, axis=0, keepdims=True):
 
 
 def dynamic_update_slice_in_dim(operand, update, start_index, axis):
-    starts = [np.array(0, np.int32)[()]] * np.ndim(operand)
+    starts = [_zero_index_like(start_index)] * np.ndim(operand)
     starts[axis] = start_index
     return dynamic_update_slice(operand, update, starts)
 
@@ -908,7 +931,7 @@ def dynamic_update_index_in_dim(operand, update, index, axis):
 def _iota_abstract_eval(*, dtype, shape, dimension, sharding):
     if not 0 <= dimension < len(shape):
         raise ValueError(f"iota dimension must be between 0 and len(shape), got "
-                         f"dimension={dimension} for shape {shape}")
+                         f"dimension={dimension} for shape={shape}")
     return ShapedArray(shape, dtype)
 
 
