@@ -80,3 +80,33 @@ from didax._src.random import (
 from didax._src.random import (
     wrap_key_data as wrap_key_data,
 )
+from didax._src.random_extra import (
+    double_sided_maxwell as double_sided_maxwell,
+)
+from didax._src.random_extra import (
+    geometric as geometric,
+)
+from didax._src.random_extra import (
+    lognormal as lognormal,
+)
+from didax._src.random_extra import (
+    maxwell as maxwell,
+)
+from didax._src.random_extra import (
+    pareto as pareto,
+)
+from didax._src.random_extra import (
+    rademacher as rademacher,
+)
+from didax._src.random_extra import (
+    rayleigh as rayleigh,
+)
+from didax._src.random_extra import (
+    triangular as triangular,
+)
+from didax._src.random_extra import (
+    wald as wald,
+)
+from didax._src.random_extra import (
+    weibull_min as weibull_min,
+)

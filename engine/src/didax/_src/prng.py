@@ -76,28 +76,111 @@ def _threefry_impl(k1, k2, x1, x2):
             rotl=lambda v, r: (v << np.uint32(r)) | (v >> np.uint32(32 - r)))
 
 
+# The lowering mirrors the module JAX emits on CPU — a private `threefry2x32` function
+# whose five key injections are a rolled while loop around a `closed_call` of four rounds —
+# so that XLA compiles (and, for the float code consuming the bits, fuses and rounds) our
+# programs exactly as it compiles JAX's.
+_I32 = np.dtype("int32")
+
+
+def _bcast(fn, x, aval):
+    """x (rank 0, or already of aval's shape) broadcast to aval's shape."""
+    if tuple(x.aval.shape) == tuple(aval.shape):
+        return x
+    return fn.op1("stablehlo.broadcast_in_dim", [x], aval,
+                  "broadcast_dimensions = array<i64>")
+
+
+def _emit_func(module, name: str, arg_avals, body) -> str:
+    """Emits `func.func private @name` whose results body(fn, args) returns."""
+    fn = lowering.FuncBuilder(module)
+    args = [lowering.Value(f"%arg{i}", a) for i, a in enumerate(arg_avals)]
+    outs = body(fn, args)
+    fn.op("func.return", outs, [])
+    sym = module.fresh_func_name(name)
+    params = ", ".join(f"{a.name}: {lowering.ir_type(a.aval)}" for a in args)
+    results = ", ".join(lowering.ir_type(o.aval) for o in outs)
+    text = "\n".join(fn.lines)
+    module.funcs.append(f"  func.func private @{sym}({params}) -> ({results}) {{\n{text}\n  }}")
+    return sym
+
+
+def _rounds_body(fn, args):
+    """closed_call(i, x0, x1, ks_a, ks_b, ks_c, rot, rot_next): four rounds, one key
+    injection; returns the state with the key words and rotation tables rotated."""
+    i, x0, x1, ka, kb, kc, rot, rot_next = args
+    x_aval, u32 = x0.aval, ShapedArray((), _U32)
+    one = fn.const(np.int32(1), ShapedArray((), _I32))
+    i_next = fn.op1("stablehlo.add", [i, one], i.aval)
+    for j in range(4):
+        r = fn.op1("stablehlo.slice", [rot], ShapedArray((1,), _U32),
+                   f"start_indices = array<i64: {j}>, limit_indices = array<i64: {j + 1}>, "
+                   "strides = array<i64: 1>")
+        r = fn.op1("stablehlo.reshape", [r], u32)
+        x0 = fn.op1("stablehlo.add", [x0, x1], x_aval)
+        left = fn.op1("stablehlo.shift_left", [x1, _bcast(fn, r, x_aval)], x_aval)
+        back = fn.op1("stablehlo.subtract", [fn.const(np.uint32(32), u32), r], u32)
+        right = fn.op1("stablehlo.shift_right_logical", [x1, _bcast(fn, back, x_aval)],
+                       x_aval)
+        x1 = fn.op1("stablehlo.xor", [x0, fn.op1("stablehlo.or", [left, right], x_aval)],
+                    x_aval)
+    x0 = fn.op1("stablehlo.add", [x0, _bcast(fn, ka, x_aval)], x_aval)
+    x1 = fn.op1("stablehlo.add", [x1, _bcast(fn, kb, x_aval)], x_aval)
+    step = fn.op1("stablehlo.convert", [fn.op1("stablehlo.add", [i, one], i.aval)], u32)
+    x1 = fn.op1("stablehlo.add", [x1, _bcast(fn, step, x_aval)], x_aval)
+    return [i_next, x0, x1, kb, kc, ka, rot_next, rot]
+
+
+def _threefry_func(module, k_avals, x_aval) -> str:
+    key = ("threefry2x32", tuple(k_avals), x_aval)
+    sym = module.cache.get(key)
+    if sym is None:
+        i32 = ShapedArray((), _I32)
+        rounds = _emit_func(module, "closed_call",
+                            [i32, x_aval, x_aval, *k_avals, k_avals[0], ShapedArray((4,), _U32),
+                             ShapedArray((4,), _U32)], _rounds_body)
+        sym = module.cache[key] = _emit_func(
+            module, "threefry2x32", [*k_avals, x_aval, x_aval],
+            lambda fn, args: _threefry_body(fn, args, rounds))
+    return sym
+
+
+def _threefry_body(fn, args, rounds: str):
+    k0, k1, x0, x1 = args
+    x_aval, k_aval = x0.aval, k0.aval
+    rots = [fn.const(np.array(r, _U32), ShapedArray((4,), _U32)) for r in _ROTATIONS]
+    k2 = fn.op1("stablehlo.xor", [fn.op1("stablehlo.xor", [k0, k1], k_aval),
+                                  fn.const(np.uint32(_PARITY), k_aval)], k_aval)
+    x0 = fn.op1("stablehlo.add", [x0, _bcast(fn, k0, x_aval)], x_aval)
+    x1 = fn.op1("stablehlo.add", [x1, _bcast(fn, k1, x_aval)], x_aval)
+    i32 = ShapedArray((), _I32)
+    zero_i, zero_n = fn.const(np.int32(0), i32), fn.const(np.int32(0), i32)
+    carry = [zero_n, zero_i, x0, x1, k1, k2, k0, *rots]
+    avals = [c.aval for c in carry]
+
+    def cond(b, a):
+        five = b.const(np.int32(5), i32)
+        return [lowering.compare_op(b, a[0], five, "LT", ShapedArray((), np.bool_), "SIGNED")]
+
+    def body(b, a):
+        outs = b.op("func.call", a[1:], avals[1:], f"callee = @{rounds}")
+        return [b.op1("stablehlo.add", [a[0], b.const(np.int32(1), i32)], i32), *outs]
+
+    res = fn.op("stablehlo.while", carry, avals, regions=[fn.region(avals, cond),
+                                                          fn.region(avals, body)])
+    return [res[2], res[3]]
+
+
 def _threefry_lower(ctx, k1, k2, x1, x2):
     fn, aval = ctx.fn, ctx.avals_out[0]
-    k1, k2, x1, x2 = (lowering.broadcast_to(fn, v, aval) for v in (k1, k2, x1, x2))
-
-    def op(name, a, b):
-        return fn.op1(f"stablehlo.{name}", [a, b], aval)
-
-    def const(c):
-        return fn.const(np.uint32(c), aval)
-
-    def rotl(v, r):
-        return op("or", op("shift_left", v, const(r)),
-                  op("shift_right_logical", v, const(32 - r)))
-
-    def add(a, b):
-        return op("add", a, b)
-
-    def xor(a, b):
-        return op("xor", a, b)
-
-    ks = (k1, k2, xor(xor(k1, k2), const(_PARITY)))
-    return list(_threefry_rounds(x1, x2, ks, add=add, xor=xor, const=const, rotl=rotl))
+    # Keys stay scalars when they are; anything else is broadcast to the output shape.
+    keys = [k if k.aval.shape in ((), tuple(aval.shape)) and k1.aval.shape == k2.aval.shape
+            else lowering.broadcast_to(fn, k, aval) for k in (k1, k2)]
+    if keys[0].aval.shape != keys[1].aval.shape:
+        keys = [lowering.broadcast_to(fn, k, aval) for k in keys]
+    xs = [lowering.broadcast_to(fn, x, aval) for x in (x1, x2)]
+    sym = _threefry_func(ctx.module, [k.aval for k in keys], ShapedArray(aval.shape, _U32))
+    return lowering.call_function(ctx, sym, [*keys, *xs], [aval, aval])
 
 
 def _threefry_batch(axis_data, vals, dims):
@@ -126,14 +209,21 @@ def _iota_2x32_impl(*, shape):
 
 
 def _iota_2x32_lower(ctx, *, shape):
+    """Sum of per-dimension uint64 iotas times their row-major strides, as JAX lowers it."""
     fn, out = ctx.fn, ctx.avals_out[0]
-    flat = ShapedArray((math.prod(shape),), np.uint64)
-    counts = fn.op1("stablehlo.iota", [], flat, "iota_dimension = 0 : i64")
-    counts = fn.op1("stablehlo.reshape", [counts], ShapedArray(shape, np.uint64))
-    shifted = fn.op1("stablehlo.shift_right_logical",
-                     [counts, fn.const(np.uint64(32), counts.aval)], counts.aval)
-    return [fn.op1("stablehlo.convert", [shifted], out),
-            fn.op1("stablehlo.convert", [counts], out)]
+    u64 = ShapedArray(shape, np.uint64)
+    iotas = [fn.op1("stablehlo.iota", [], u64, f"iota_dimension = {d} : i64")
+             for d in range(len(shape))]
+    strides = [math.prod(shape[d + 1:]) for d in range(len(shape))]
+    terms = [fn.op1("stablehlo.multiply", [fn.const(np.uint64(s), u64), i], u64)
+             for i, s in zip(iotas, strides)]
+    counts = terms[0]
+    for t in terms[1:]:
+        counts = fn.op1("stablehlo.add", [counts, t], u64)
+    shifted = fn.op1("stablehlo.shift_right_logical", [counts, fn.const(np.uint64(32), u64)],
+                     u64)
+    lo = fn.op1("stablehlo.convert", [counts], out)
+    return [fn.op1("stablehlo.convert", [shifted], out), lo]
 
 
 iota_2x32_shape_p = def_primitive(
@@ -167,9 +257,11 @@ def _threefry_over(base, shape):
     shape (*batch, *shape)."""
     k1, k2 = _keypair(base)
     batch = np.shape(k1)
+    hi, lo = iota_2x32_shape(tuple(shape))
+    if not batch:  # one key: scalar key words against the counters, as JAX binds it
+        return threefry2x32_p.bind(k1, k2, hi, lo)
     full = (*batch, *shape)
     key_dims, count_dims = tuple(range(len(batch))), tuple(range(len(batch), len(full)))
-    hi, lo = iota_2x32_shape(tuple(shape))
     return threefry2x32_p.bind(
         *(shapes.broadcast_in_dim(k, full, key_dims) for k in (k1, k2)),
         *(shapes.broadcast_in_dim(c, full, count_dims) for c in (hi, lo)))

@@ -26,7 +26,7 @@ from didax._src import core, dtypes
 from didax._src.array import Array
 from didax._src.core import ShapedArray, get_aval
 from didax._src.interpreters import batching, lowering
-from didax._src.lax import lax, shapes
+from didax._src.lax import lax, reductions, shapes, slicing
 from didax._src.lax._define import NONLINEAR, ZERO_JVP, broadcast_shapes_rule, def_primitive
 from didax._src.prng import UINT_DTYPES, PRNGImpl, lower_physical
 
@@ -192,15 +192,31 @@ class PRNGKeyArray(Array):
         return (PRNGKeyArray, (self._impl, self._base_array))
 
     def __eq__(self, other):
-        return _keys_compare(self, other, lax.eq, lax.reduce_and)
+        return _keys_compare("equal", self, other, lax.eq, reductions.reduce_and)
 
     def __ne__(self, other):
-        return _keys_compare(self, other, lax.ne, lax.reduce_or)
+        return _keys_compare("not_equal", self, other, lax.ne, reductions.reduce_or)
 
     __hash__ = None  # type: ignore[assignment]
 
+    # Like JAX's key arrays, no conversions to Python scalars.
+    def __int__(self):
+        raise TypeError("int() argument must be a string, a bytes-like object or a real "
+                        "number, not 'PRNGKeyArray'")
+
+    def __float__(self):
+        raise TypeError("float() argument must be a string or a real number, not "
+                        "'PRNGKeyArray'")
+
+    def __complex__(self):
+        raise TypeError("complex() first argument must be a string or a number, not "
+                        "'PRNGKeyArray'")
+
+    def __index__(self):
+        raise TypeError("'PRNGKeyArray' object cannot be interpreted as an integer")
+
     def item(self, *args):
-        raise TypeError(_NO_NUMPY)
+        raise NotImplementedError("Cannot call abstract method item")
 
     def tolist(self):
         raise TypeError(_NO_NUMPY)
@@ -261,9 +277,11 @@ def _resolve_shape(shape: tuple[int, ...], size: int) -> tuple[int, ...]:
     return shape
 
 
-def _keys_compare(a, b, cmp: Callable, reduce: Callable):
-    if not is_key_aval(get_aval(b)):
-        return NotImplemented
+def _keys_compare(name: str, a, b, cmp: Callable, reduce: Callable):
+    """Elementwise key equality: all words of the key data compare equal."""
+    b_dtype = getattr(b, "dtype", None) or dtypes.dtype(b, canonicalize=True)
+    if b_dtype != a.dtype:
+        raise TypeError(f"{name} does not accept dtypes {a.dtype}, {b_dtype}.")
     da, db = random_unwrap(a), random_unwrap(b)
     shape = np.broadcast_shapes(np.shape(da), np.shape(db))
     da, db = (shapes.broadcast_in_dim(d, shape, tuple(range(len(shape) - np.ndim(d),
@@ -504,6 +522,16 @@ def _phys_select_n(avals, which, *cases):
     return lax.select_n_p.bind(which, *cases)
 
 
+def _phys_gather(avals, operand, indices, *, dimension_numbers, slice_sizes, **params):
+    """The key data of each gathered key is one more offset (window) dimension."""
+    ks = _trailing(avals)
+    out_rank = avals[1].ndim - 1 + len(dimension_numbers.offset_dims)
+    dn = dimension_numbers._replace(offset_dims=(
+        *dimension_numbers.offset_dims, *range(out_rank, out_rank + len(ks))))
+    return slicing.gather_p.bind(operand, indices, dimension_numbers=dn,
+                                 slice_sizes=(*slice_sizes, *ks), **params)
+
+
 def _same_params(prim):
     return lambda avals, *xs, **params: prim.bind(*xs, **params)
 
@@ -516,6 +544,7 @@ _STRUCTURAL_RULES: dict[core.Primitive, Callable] = {
     shapes.dynamic_slice_p: _phys_dynamic_slice,
     shapes.dynamic_update_slice_p: _phys_dynamic_update_slice,
     lax.select_n_p: _phys_select_n,
+    slicing.gather_p: _phys_gather,
     shapes.squeeze_p: _same_params(shapes.squeeze_p),
     shapes.rev_p: _same_params(shapes.rev_p),
     shapes.concatenate_p: _same_params(shapes.concatenate_p),

@@ -315,8 +315,10 @@ def uniform(key, shape: Shape = (), dtype=None, minval=0.0, maxval=1.0):
 @_jit(static_argnums=(3, 4))
 def _uniform(key, minval, maxval, shape: tuple[int, ...], dtype):
     _check_shape("uniform", shape)
-    minval = shapes.broadcast_to_rank(lax.convert_element_type(minval, dtype), len(shape))
-    maxval = shapes.broadcast_to_rank(lax.convert_element_type(maxval, dtype), len(shape))
+    minval = lax.convert_element_type(minval, dtype)
+    maxval = lax.convert_element_type(maxval, dtype)
+    minval = shapes.broadcast_to_rank(minval, len(shape))
+    maxval = shapes.broadcast_to_rank(maxval, len(shape))
     finfo = dtypes.finfo(dtype)
     nbits, nmant = finfo.bits, finfo.nmant
     if nbits not in (8, 16, 32, 64):

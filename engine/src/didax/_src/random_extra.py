@@ -1,0 +1,235 @@
+"""More `didax.random` samplers built on the core ones, following JAX 0.10's constructions
+(and jitted as JAX jits them): pareto, rademacher, maxwell, double_sided_maxwell,
+weibull_min, rayleigh, wald, geometric, triangular and lognormal.
+
+May import what `didax._src.random` may, and `didax._src.random`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from didax._src import core, dtypes
+from didax._src.lax import lax, reductions
+from didax._src.numpy import util as np_util
+from didax._src.random import (
+    Shape,
+    _asarray,
+    _broadcast_shapes,
+    _canonicalize_shape,
+    _check_prng_key,
+    _check_shape,
+    _const,
+    _float_dtype,
+    _jit,
+    _split,
+    bernoulli,
+    exponential,
+    normal,
+    uniform,
+)
+
+
+def _check_broadcast_shapes(name: str, shape, *args) -> tuple[int, ...]:
+    """The sample shape: given (and checked against the parameters') or broadcast."""
+    arg_shapes = [np.shape(a) for a in args]
+    if shape is None:
+        return _broadcast_shapes(*arg_shapes) if arg_shapes else ()
+    shape = _canonicalize_shape(shape)
+    _check_shape(name, shape, *arg_shapes)
+    return shape
+
+
+def _check_all_safe_to_cast(name: str, dtype, *args) -> None:
+    for arg in args:
+        if not dtypes.safe_to_cast(arg, dtype):
+            raise dtypes.TypePromotionError(
+                f"In arguments to {name}, cannot safely cast argument of type "
+                f"{dtypes.dtype(arg, canonicalize=True)} to {dtype}")
+
+
+def _sampler_args(name, key, shape, dtype, *params, kinds=np.floating, what="a float"):
+    """The usual checks: a single key, a float dtype, the shape against the parameters."""
+    key, _ = _check_prng_key(name, key)
+    dtype = _float_dtype(name, dtype, kinds, what)
+    shape = _check_broadcast_shapes(name, shape, *params)
+    _check_all_safe_to_cast(name, dtype, *params)
+    return key, shape, dtype
+
+
+def _broadcast_to(x, shape):
+    return np_util.broadcast_to(x, shape)
+
+
+def pareto(key, b, shape: Shape | None = None, dtype=None):
+    """Pareto samples with shape parameter b."""
+    key, shape, dtype = _sampler_args("pareto", key, shape, dtype, b)
+    return _pareto(key, b, shape, dtype)
+
+
+@_jit(static_argnums=(2, 3))
+def _pareto(key, b, shape, dtype):
+    b = lax.convert_element_type(b, dtype)
+    e = exponential(key, shape, dtype)
+    return lax.exp(e / b)
+
+
+def rademacher(key, shape: Shape = (), dtype=None):
+    """-1 or +1 with equal probability (integers by default)."""
+    key, _ = _check_prng_key("rademacher", key)
+    dtype = dtypes.check_and_canonicalize_user_dtype(int if dtype is None else dtype)
+    return _rademacher(key, _canonicalize_shape(shape), dtype)
+
+
+@_jit(static_argnums=(1, 2))
+def _rademacher(key, shape, dtype):
+    samples = lax.convert_element_type(bernoulli(key, 0.5, shape), dtype)
+    return lax.convert_element_type(2 * samples - 1, dtype)
+
+
+def maxwell(key, shape: Shape = (), dtype=None):
+    """Maxwell samples: the norm of a standard normal 3-vector."""
+    key, _ = _check_prng_key("maxwell", key)
+    dtype = _float_dtype("maxwell", dtype)
+    return _maxwell(key, _canonicalize_shape(shape), dtype)
+
+
+@_jit(static_argnums=(1, 2))
+def _maxwell(key, shape, dtype):
+    return _norm_last(normal(key, (*shape, 3), dtype))
+
+
+@_jit()
+def norm(x):
+    """The 2-norm over the last axis of a real array, jitted as `jnp.linalg.norm` is (so
+    XLA sees, and rounds, the same computation)."""
+    squares = x * x
+    dtype = core.get_aval(squares).dtype
+    if dtypes.finfo(dtype).bits < 32:  # half precision sums in float32, as jnp.sum does
+        summed = reductions.reduce_sum(lax.convert_element_type(squares, np.float32),
+                                       (x.ndim - 1,))
+        return lax.sqrt(lax.convert_element_type(summed, dtype))
+    return lax.sqrt(reductions.reduce_sum(squares, (x.ndim - 1,)))
+
+
+_norm_last = norm
+
+
+def double_sided_maxwell(key, loc, scale, shape: Shape = (), dtype=None):
+    """Maxwell samples with a random sign, scaled by `scale` and shifted by `loc`."""
+    key, _ = _check_prng_key("double_sided_maxwell", key)
+    dtype = _float_dtype("double_sided_maxwell", dtype)
+    return _double_sided_maxwell(key, loc, scale, _canonicalize_shape(shape), dtype)
+
+
+@_jit(static_argnums=(3, 4))
+def _double_sided_maxwell(key, loc, scale, shape, dtype):
+    params_shape = _broadcast_shapes(np.shape(loc), np.shape(scale))
+    shape = (*(shape or params_shape), *params_shape)
+    maxwell_key, sign_key = _split(key)
+    magnitude = maxwell(maxwell_key, shape=shape, dtype=dtype)
+    sign = rademacher(sign_key, shape=shape, dtype=dtype)
+    return sign * magnitude * scale + loc
+
+
+def weibull_min(key, scale, concentration, shape: Shape = (), dtype=None):
+    """Weibull samples by inverting the CDF."""
+    key, _ = _check_prng_key("weibull_min", key)
+    dtype = _float_dtype("weibull_min", dtype)
+    return _weibull_min(key, scale, concentration, _canonicalize_shape(shape), dtype)
+
+
+def _power(x, y):
+    from didax._src.numpy import ufuncs  # noqa: PLC0415
+
+    return ufuncs.power(x, y)
+
+
+@_jit(static_argnums=(3, 4))
+def _weibull_min(key, scale, concentration, shape, dtype):
+    u = uniform(key, shape, dtype, minval=0, maxval=1)
+    return _power(-lax.log1p(-u), 1.0 / concentration) * scale
+
+
+def rayleigh(key, scale, shape: Shape | None = None, dtype=None):
+    """Rayleigh samples with the given scale."""
+    key, shape, dtype = _sampler_args("rayleigh", key, shape, dtype, scale)
+    return _rayleigh(key, scale, shape, dtype)
+
+
+@_jit(static_argnums=(2, 3))
+def _rayleigh(key, scale, shape, dtype):
+    u = uniform(key, shape, dtype)
+    scale = _broadcast_to(lax.convert_element_type(scale, dtype), shape)
+    root = lax.sqrt(lax.mul(lax.log(u), _const(scale, -2)))
+    return lax.mul(scale, root)
+
+
+def wald(key, mean, shape: Shape | None = None, dtype=None):
+    """Wald (inverse Gaussian) samples with the given mean."""
+    key, shape, dtype = _sampler_args("wald", key, shape, dtype, mean)
+    return _wald(key, mean, shape, dtype)
+
+
+@_jit(static_argnums=(2, 3))
+def _wald(key, mean, shape, dtype):
+    k1, k2 = _split(key, 2)
+    mean = _broadcast_to(lax.convert_element_type(mean, dtype), shape)
+    v = normal(k1, shape, dtype)
+    z = uniform(k2, shape, dtype)
+    y = lax.integer_pow(v, 2)
+    y_sq = lax.integer_pow(y, 2)
+    mean_sq = lax.integer_pow(mean, 2)
+    sqrt_term = lax.sqrt(4 * mean * y + mean_sq * y_sq)
+    x = mean + mean_sq * y / 2 - mean / 2 * sqrt_term
+    return lax.select(lax.le(z, mean / (mean + x)), x, mean_sq / x)
+
+
+def geometric(key, p, shape: Shape | None = None, dtype=None):
+    """Geometric samples: trials up to and including the first success."""
+    key, _ = _check_prng_key("geometric", key)
+    dtype = dtypes.check_and_canonicalize_user_dtype(int if dtype is None else dtype)
+    if not dtypes.issubdtype(dtype, np.integer):
+        raise ValueError(f"dtype argument to `geometric` must be an int dtype, got {dtype}")
+    return _geometric(key, p, _check_broadcast_shapes("geometric", shape, p), dtype)
+
+
+@_jit(static_argnums=(2, 3))
+def _geometric(key, p, shape, dtype):
+    np_util.check_arraylike("geometric", p)
+    (p,) = np_util.promote_dtypes_inexact(p)
+    u = uniform(key, shape, core.get_aval(p).dtype)
+    u = lax.select(lax.eq(u, _const(u, 0)), lax.full_like(u, 1), u)  # avoid log(0)
+    log_one_minus_p = _broadcast_to(lax.log1p(lax.neg(p)), shape)
+    g = lax.floor(lax.div(lax.log(u), log_one_minus_p)) + 1
+    return lax.convert_element_type(g, dtype)
+
+
+def triangular(key, left, mode, right, shape: Shape | None = None, dtype=None):
+    """Triangular samples on [left, right] with the given mode."""
+    key, shape, dtype = _sampler_args("triangular", key, shape, dtype, left, mode, right)
+    return _triangular(key, left, mode, right, shape, dtype)
+
+
+@_jit(static_argnums=(4, 5), inline=True)
+def _triangular(key, left, mode, right, shape, dtype):
+    left, right, mode = (_broadcast_to(lax.convert_element_type(v, dtype), shape)
+                         for v in (left, right, mode))
+    fc = (mode - left) / (right - left)
+    u = uniform(key, shape, dtype)
+    out1 = left + lax.sqrt(u * (right - left) * (mode - left))
+    out2 = right - lax.sqrt((1 - u) * (right - left) * (right - mode))
+    return lax.select(u < fc, out1, out2)
+
+
+def lognormal(key, sigma=np.float32(1), shape: Shape | None = None, dtype=None):
+    """exp(sigma * standard normal)."""
+    key, shape, dtype = _sampler_args("lognormal", key, shape, dtype, sigma,
+                                      kinds=np.inexact, what="a float or complex")
+    return _lognormal(key, sigma, shape, dtype)
+
+
+@_jit(static_argnums=(2, 3), inline=True)
+def _lognormal(key, sigma, shape, dtype):
+    sigma = lax.convert_element_type(_asarray(sigma), dtype)
+    return lax.exp(normal(key, shape, dtype) * sigma)
