@@ -4,6 +4,18 @@ from didax._src.lax.bitcast import (
     bitcast_convert_type as bitcast_convert_type,
     bitcast_convert_type_p as bitcast_convert_type_p,
 )
+from didax._src.lax.control_flow import (
+    associative_scan as associative_scan,
+    cond as cond,
+    cond_p as cond_p,
+    fori_loop as fori_loop,
+    map as map,
+    scan as scan,
+    scan_p as scan_p,
+    switch as switch,
+    while_loop as while_loop,
+    while_p as while_p,
+)
 from didax._src.lax.lax import (
     RoundingMethod as RoundingMethod,
     abs as abs,

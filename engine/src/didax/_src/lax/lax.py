@@ -783,6 +783,9 @@ def _convert_transpose(ct, x, *, new_dtype, weak_type, sharding):
         return [Zero(old.to_tangent_aval())]
     if not dtypes.is_inexact(old.dtype):
         return [Zero(old.to_tangent_aval())]
+    ct_aval = core.get_aval(ct)
+    if ct_aval.dtype == old.dtype and ct_aval.weak_type == old.weak_type:
+        return [ct]  # a no-op conversion (JAX's staging forwards it)
     return [convert_element_type_p.bind(ct, new_dtype=old.dtype, weak_type=old.weak_type,
                                         sharding=None)]
 

@@ -1,0 +1,17 @@
+"""Structured control flow: `cond`/`switch` (conditionals.py), `scan` (scan.py) and
+`while_loop`/`fori_loop`/`map`/`associative_scan` (loops.py), each bound as a higher-order
+primitive carrying jaxprs, with every interpreter's rule. Helpers live in common.py and the
+eager execution paths in eager.py."""
+
+from didax._src.lax.control_flow.conditionals import cond, cond_p, switch
+from didax._src.lax.control_flow.loops import (
+    associative_scan,
+    fori_loop,
+    map,
+    while_loop,
+    while_p,
+)
+from didax._src.lax.control_flow.scan import scan, scan_p
+
+__all__ = ["cond", "cond_p", "switch", "scan", "scan_p", "while_loop", "while_p",
+           "fori_loop", "map", "associative_scan"]
