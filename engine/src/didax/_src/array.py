@@ -167,16 +167,23 @@ def _reconstruct(value, weak_type):
 
 
 def array_repr(value: np.ndarray, aval: ShapedArray) -> str:
+    """JAX's repr: an empty array always shows its shape; when the last printed line plus
+    the dtype would pass NumPy's line width, the dtype goes on the same line after
+    len("Array(") spaces (JAX pads rather than breaking the line)."""
     prefix = "Array("
     dtype_str = f"dtype={aval.dtype.name}"
     if aval.weak_type:
         dtype_str += ", weak_type=True"
-    if value.size == 0 and value.shape != (0,):
-        return f"{prefix}[], shape={value.shape}, {dtype_str})"
-    body = np.array2string(value, prefix=prefix, suffix=",", separator=", ")
-    line_len = len(prefix) + len(body.split("\n")[-1]) + 2 + len(dtype_str) + 1
-    sep = " " if line_len <= 75 else "\n" + " " * len(prefix)
-    return f"{prefix}{body},{sep}{dtype_str})"
+    dtype_str += ")"
+    width = np.get_printoptions()["linewidth"]
+    if value.size == 0:
+        body = f"[], shape={value.shape}"
+    else:
+        body = np.array2string(value, prefix=prefix, suffix=",", separator=", ",
+                               max_line_width=width)
+    last_line = len(body) - body.rfind("\n") + 1
+    sep = " " * len(prefix) if last_line + len(dtype_str) + 1 > width else " "
+    return f"{prefix}{body},{sep}{dtype_str}"
 
 
 def to_numpy(x, aval=None) -> np.ndarray:
