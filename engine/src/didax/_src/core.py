@@ -1125,7 +1125,9 @@ def literal_value(x):
     if type(x) is TypedScalar:
         return x
     aval = get_aval(x)
-    if type(x) in (int, float, bool, complex):
+    if type(x) in (int, float, bool, complex) or aval.weak_type:
+        # A weakly typed array scalar (e.g. a residual computed from Python scalars) keeps
+        # its weak type when the literal is evaluated, as in JAX.
         return typed_scalar(x, aval.dtype, aval.weak_type)
     return np.asarray(x, aval.dtype)
 
