@@ -135,9 +135,9 @@ class JVPTrace(Trace):
             else:
                 primals.append(x)
                 tangents.append(None)
+        if not nonzero:
+            return self.parent_trace.process_primitive(primitive, primals, params)
         with set_current_trace(self.parent_trace):
-            if not nonzero:
-                return primitive.bind(*primals, **params)
             tangents = [Zero.from_primal_value(p) if t is None else t
                         for p, t in zip(primals, tangents)]
             rule = primitive_jvps.get(primitive)

@@ -210,8 +210,9 @@ class JaxprTrace(DynamicJaxprTrace):
             if type(x) is DynamicJaxprTracer and x._trace is self:
                 break
         else:
-            with set_current_trace(self.parent_trace):
-                return primitive.bind(*args, **params)
+            # Everything is known: the parent computes it. (The parent's own processing
+            # sets the current trace wherever its rules bind further primitives.)
+            return self.parent_trace.process_primitive(primitive, args, params)
         rule = partial_eval_rules.get(primitive)
         if rule is not None:
             return rule(self, *args, **params)

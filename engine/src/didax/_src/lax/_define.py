@@ -161,20 +161,32 @@ def _raise_impl(name: str, reason: str) -> Callable:
 
 
 def _wrap_numpy_impl(prim: Primitive, np_impl: Callable) -> Callable:
+    """Eager evaluation: avals in, the cached abstract evaluation for the output type,
+    host values in, NumPy out, wrapped as an Array of exactly that type."""
     abstract_eval = prim.abstract_eval
     if prim.multiple_results:
         def impl(*args, **params):
-            avals = [get_aval(x) for x in args]
+            avals = [x.aval if type(x) is Array else get_aval(x) for x in args]
             out_avals = abstract_eval(*avals, **params)
-            outs = np_impl(*[to_numpy(x, a) for x, a in zip(args, avals)], **params)
+            outs = np_impl(*[_host(x, a) for x, a in zip(args, avals)], **params)
             return [_wrap(o, a) for o, a in zip(outs, out_avals)]
     else:
         def impl(*args, **params):
-            avals = [get_aval(x) for x in args]
+            avals = [x.aval if type(x) is Array else get_aval(x) for x in args]
             out_aval = abstract_eval(*avals, **params)
-            out = np_impl(*[to_numpy(x, a) for x, a in zip(args, avals)], **params)
+            out = np_impl(*[_host(x, a) for x, a in zip(args, avals)], **params)
             return _wrap(out, out_aval)
     return impl
+
+
+def _host(x, aval):
+    if type(x) is Array:
+        v = x._npy
+        return v if v is not None else x._value
+    return to_numpy(x, aval)
+
+
+_new_array = Array.__new__
 
 
 def _wrap(out, aval) -> Array:
@@ -182,7 +194,12 @@ def _wrap(out, aval) -> Array:
         out = np.asarray(out, dtype=aval.dtype)
     if out.shape != aval.shape:
         out = np.broadcast_to(out, aval.shape)
-    return Array(out, aval)
+    a = _new_array(Array)
+    a._npy = out
+    a._buf = None
+    a._device = None
+    a.aval = aval
+    return a
 
 
 # ----------------------------------------------------------------------------------------
