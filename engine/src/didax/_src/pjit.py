@@ -379,12 +379,14 @@ def compiled_for_jaxpr(closed: ClosedJaxpr, name: str, keep_unused: bool) -> Xla
 
 
 class _CacheEntry:
-    __slots__ = ("closed", "in_tree", "out_tree", "executable", "consts_lifted", "in_avals")
+    __slots__ = ("closed", "in_tree", "out_tree", "executable", "consts_lifted", "in_avals",
+                 "donated")
 
-    def __init__(self, closed, in_tree, out_tree, in_avals):
+    def __init__(self, closed, in_tree, out_tree, in_avals, donated=None):
         self.closed, self.in_tree, self.out_tree = closed, in_tree, out_tree
         self.in_avals = in_avals
         self.executable = None
+        self.donated = donated or (False,) * len(in_avals)
 
 
 def _hashable_static(x, i):
@@ -439,7 +441,10 @@ class JitWrapped:
     def _trace(self, args, kwargs) -> tuple[_CacheEntry, list, tuple]:
         static, static_vals, s_kw, dyn_args, dyn_kw = self._split(args, kwargs)
         flat, in_tree = tree_flatten((dyn_args, dyn_kw))
-        in_avals = tuple(shaped_abstractify(x) for x in flat)
+        try:
+            in_avals = tuple(shaped_abstractify(x) for x in flat)
+        except (TypeError, OverflowError) as e:
+            raise _argument_error(self.fun, args, dyn_kw, static, e) from None
         key = (static_vals, s_kw, in_tree, in_avals)
         entry = self._cache.get(key)
         if entry is None:
@@ -459,7 +464,19 @@ class JitWrapped:
         self.trace_count += 1
         jaxpr, _, consts = pe.trace_to_jaxpr_dynamic(flat_fun, list(in_avals), "jit")
         closed = ClosedJaxpr(jaxpr, consts)
-        return _CacheEntry(closed, in_tree, store["out_tree"], in_avals)
+        donated = self._donated_leaves(args, static, in_tree) if self.donate_argnums else None
+        return _CacheEntry(closed, in_tree, store["out_tree"], in_avals, donated)
+
+    def _donated_leaves(self, args, static, in_tree) -> tuple[bool, ...]:
+        """donate_argnums as one flag per flat dynamic input (the jaxpr's donated_invars).
+        Donation is recorded, not performed: the CPU client keeps donated buffers alive."""
+        n = len(args)
+        donate = {i % n for i in self.donate_argnums if -n <= i < n}
+        flags: list[bool] = []
+        for i, a in enumerate(args):
+            if i not in static:
+                flags += [i in donate] * len(tree_flatten(a)[0])
+        return tuple(flags) + (False,) * (in_tree.num_leaves - len(flags))
 
     # --- calling
     def __call__(self, *args, **kwargs):
@@ -508,7 +525,7 @@ class JitWrapped:
 
     def bind(self, entry: _CacheEntry, flat):
         closed, lifted = pe.close_over_consts(entry.closed)
-        donated = (False,) * len(closed.in_avals)
+        donated = (False,) * len(lifted) + entry.donated
         return jit_p.bind(*lifted, *flat, jaxpr=closed, name=self.name,
                           donated_invars=donated, keep_unused=self.keep_unused,
                           inline=self.inline)
@@ -534,6 +551,40 @@ class JitWrapped:
 
     def _cache_size(self):
         return len(self._cache)
+
+
+def _argument_error(fun, args, dyn_kw, static, exc: Exception) -> Exception:
+    """JAX's error for an argument that is not an array: names the first bad leaf by its
+    path (parameter name, then its key path inside the pytree)."""
+    from didax._src.tree_util import keystr, tree_flatten_with_path  # noqa: PLC0415
+
+    try:
+        params = list(inspect.signature(fun).parameters.values())
+    except (TypeError, ValueError):
+        params = []
+    pos = [p.name for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    var = next((p.name for p in params if p.kind is p.VAR_POSITIONAL), "args")
+    named = [(pos[i] if i < len(pos) else f"{var}[{i - len(pos)}]", a)
+             for i, a in enumerate(args) if i not in static]
+    named += list(dyn_kw.items())
+    for name, arg in named:
+        for path, leaf in tree_flatten_with_path(arg)[0]:
+            try:
+                shaped_abstractify(leaf)
+            except OverflowError:
+                return OverflowError(
+                    "An overflow was encountered while parsing an argument to a jitted "
+                    f"computation, whose argument path is {name}{keystr(path)}. Got "
+                    f"{type(leaf)} with value {leaf}")
+            except TypeError:
+                return TypeError(
+                    f"Error interpreting argument to {fun} as an abstract array. The "
+                    f"problematic value is of type {type(leaf)} and was passed to the "
+                    f"function at path {name}{keystr(path)}.\nThis typically means that a "
+                    "jit-wrapped function was called with a non-array argument, and this "
+                    "argument was not marked as static using the static_argnums or "
+                    "static_argnames parameters of jax.jit.")
+    return exc
 
 
 def _make_fast(entry: _CacheEntry) -> Callable:
@@ -578,9 +629,44 @@ def jit(fun: Callable, *, static_argnums: int | Sequence[int] | None = None,
     if isinstance(static_argnames, str):
         static_argnames = (static_argnames,)
     static_argnames = tuple(static_argnames or ())
-    static_argnums, static_argnames = _infer_static(fun, static_argnums, static_argnames)
     donate = () if donate_argnums is None else ensure_index_tuple(donate_argnums)
+    if isinstance(donate_argnames, str):
+        donate_argnames = (donate_argnames,)
+    donate_argnames = tuple(donate_argnames or ())
+    _validate_arg_spec(fun, static_argnums, static_argnames, donate, donate_argnames)
+    static_argnums, static_argnames = _infer_static(fun, static_argnums, static_argnames)
+    donate, _ = _infer_static(fun, donate, donate_argnames)
     return JitWrapped(fun, static_argnums, static_argnames, donate, keep_unused, inline)
+
+
+def _validate_arg_spec(fun, static_nums, static_names, donate_nums, donate_names) -> None:
+    """Argument numbers and names must exist in fun's signature (ValueError, as JAX): any
+    number is fine with *args, any keyword name with **kwargs (but never a positional-only
+    parameter's name)."""
+    try:
+        params = list(inspect.signature(fun).parameters.values())
+    except (TypeError, ValueError):
+        return
+    kinds = inspect.Parameter
+    n_pos = sum(p.kind in (kinds.POSITIONAL_ONLY, kinds.POSITIONAL_OR_KEYWORD) for p in params)
+    var_pos = any(p.kind is kinds.VAR_POSITIONAL for p in params)
+    var_kw = any(p.kind is kinds.VAR_KEYWORD for p in params)
+    by_name = {p.name: p.kind for p in params}
+    for label, nums in (("static_argnums", static_nums), ("donate_argnums", donate_nums)):
+        if nums and not var_pos and (max(nums) >= n_pos or min(nums) < -n_pos):
+            raise ValueError(f"Jitted function has {label}={nums}, but only accepts {n_pos} "
+                             "positional arguments.")
+    for label, names in (("static_argnames", static_names), ("donate_argnames", donate_names)):
+        pos_only = {n for n in names if by_name.get(n) in (kinds.POSITIONAL_ONLY,
+                                                            kinds.VAR_POSITIONAL)}
+        if pos_only:
+            raise ValueError(f"Jitted function has invalid argnames {pos_only} in {label}. "
+                             "These are positional-only")
+        unknown = {n for n in names if n not in by_name
+                   or by_name[n] is kinds.VAR_KEYWORD}
+        if unknown and not var_kw:
+            raise ValueError(f"Jitted function has invalid argnames {unknown} in {label}. "
+                             "Function does not take these args.")
 
 
 def _infer_static(fun, nums, names):
