@@ -82,18 +82,27 @@ class Array:
     def __bool__(self):
         return bool(self._value)
 
+    def _check_scalar(self) -> None:
+        if self.aval.shape:
+            raise TypeError("Only scalar arrays can be converted to Python scalars; got "
+                            f"arr.ndim={len(self.aval.shape)}")
+
     def __int__(self):
-        return int(self._value)
+        self._check_scalar()
+        return int(self._value.item())
 
     def __float__(self):
-        return float(self._value)
+        self._check_scalar()
+        return float(self._value.item())
 
     def __complex__(self):
-        return complex(self._value)
+        self._check_scalar()
+        return complex(self._value.item())
 
     def __index__(self):
-        if not dtypes.is_int(self.aval.dtype) and self.aval.dtype != np.bool_:
-            raise TypeError(f"only integer scalar arrays can be converted to a scalar index")
+        # bool is not an index (JAX differs from NumPy here)
+        if self.aval.shape or not dtypes.is_int(self.aval.dtype):
+            raise TypeError("Only integer scalar arrays can be converted to a scalar index.")
         return int(self._value)
 
     def __hash__(self):
