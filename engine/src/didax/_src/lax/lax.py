@@ -854,6 +854,16 @@ def _add_any_transpose(ct, x, y):
     return [ct if ad.is_undefined_primal(x) else None, ct if ad.is_undefined_primal(y) else None]
 
 
+def _add_any_batch(axis_data, vals, dims):
+    """add_any needs equal shapes: an unbatched operand is broadcast along the batch axis
+    (rank-polymorphic broadcasting would give the wrong type)."""
+    (x, y), (dx, dy) = vals, dims
+    d = dx if dx is not None else dy
+    x = batching.matchaxis(axis_data.size, dx, d, x)
+    y = batching.matchaxis(axis_data.size, dy, d, y)
+    return add_any_p.bind(x, y), d
+
+
 def _add_any_abstract_eval(x, y):
     return ShapedArray(x.shape, x.dtype, x.weak_type and y.weak_type)
 
@@ -863,7 +873,7 @@ def _add_any_abstract_eval(x, y):
 add_any_p = def_primitive(
     "add_any", abstract_eval=_add_any_abstract_eval, impl=np.add,
     jvp=lambda primals, tangents: (add_any_p.bind(*primals), ad.add_tangents(*tangents)),
-    transpose=_add_any_transpose, batch=BROADCASTING, lower=lowering.binary("stablehlo.add"),
+    transpose=_add_any_transpose, batch=_add_any_batch, lower=lowering.binary("stablehlo.add"),
     primitive=ad.add_jaxvals_p)
 
 # ----------------------------------------------------------------------------------------
