@@ -445,7 +445,10 @@ class JitWrapped:
             in_avals = tuple(shaped_abstractify(x) for x in flat)
         except (TypeError, OverflowError) as e:
             raise _argument_error(self.fun, args, dyn_kw, static, e) from None
-        key = (static_vals, s_kw, in_tree, in_avals)
+        # Static values are keyed with their types too (3 and 3.0 trace separately, as JAX).
+        s_types = (tuple(type(v) for v in static_vals), tuple(type(v) for _, v in s_kw)
+                   ) if static_vals or s_kw else ()
+        key = (static_vals, s_kw, s_types, in_tree, in_avals)
         entry = self._cache.get(key)
         if entry is None:
             entry = self._cache[key] = self._make_entry(args, static, dict(s_kw), in_tree,
