@@ -23,6 +23,7 @@ from didax._src.api_util import ShapeDtypeStruct as ShapeDtypeStruct
 from didax._src.array import Array as Array
 from didax._src.pjit import effects_barrier as effects_barrier
 from didax._src.pjit import jit as jit
+from didax._src.pmap import pmap as pmap
 from didax._src.callback import pure_callback as pure_callback
 from didax._src.config import config as config
 from didax._src.custom_derivatives import custom_jvp as custom_jvp

@@ -110,6 +110,19 @@ from didax._src.lax.lax import (
     sub_p as sub_p,
     tanh_p as tanh_p,
 )
+from didax._src.lax.parallel import (
+    all_gather as all_gather,
+    all_gather_p as all_gather_p,
+    axis_index as axis_index,
+    axis_index_p as axis_index_p,
+    pmax as pmax,
+    pmax_p as pmax_p,
+    pmean as pmean,
+    pmin as pmin,
+    pmin_p as pmin_p,
+    psum as psum,
+    psum_p as psum_p,
+)
 from didax._src.lax.reductions import (
     argmax as argmax,
     argmin as argmin,

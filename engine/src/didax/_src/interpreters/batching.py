@@ -20,6 +20,9 @@ from didax._src.core import Primitive, Trace, Tracer, get_aval, set_current_trac
 not_mapped = None
 
 primitive_batchers: dict[Primitive, Callable] = {}
+# Collectives over named axes (psum, axis_index, ...): their rule runs even when no operand
+# is batched, because the vmapped axis may be the one they reduce over or index.
+axis_primitive_batchers: dict[Primitive, Callable] = {}
 
 # Installed by didax.lax: structural helpers the rules need (moveaxis, broadcast).
 lax_ops: dict[str, Callable] = {}
@@ -85,9 +88,11 @@ class BatchTrace(Trace):
                 vals.append(x)
                 dims.append(not_mapped)
         with set_current_trace(self.parent_trace):
-            if not mapped:
-                return primitive.bind(*vals, **params)
-            rule = primitive_batchers.get(primitive)
+            rule = axis_primitive_batchers.get(primitive)
+            if rule is None:
+                if not mapped:
+                    return primitive.bind(*vals, **params)
+                rule = primitive_batchers.get(primitive)
             if rule is None:
                 raise NotImplementedError(f"Batching rule for '{primitive}' not implemented")
             out, out_dim = rule(self.axis_data, vals, dims, **params)
