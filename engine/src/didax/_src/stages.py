@@ -15,7 +15,33 @@ from didax._src.api_util import ShapeDtypeStruct, shaped_abstractify
 from didax._src.core import ClosedJaxpr, Tracer
 from didax._src.interpreters import lowering
 from didax._src.interpreters import partial_eval as pe
-from didax._src.tree_util import tree_flatten, tree_unflatten
+from didax._src.tree_util import (
+    flatten_one_level_with_keys,
+    keystr,
+    tree_flatten,
+    tree_unflatten,
+)
+
+
+class ArgInfo:
+    """What a stage knows about one flat argument: its type and whether it is donated."""
+
+    def __init__(self, aval, donated: bool):
+        self._aval = aval
+        self.donated = donated
+
+    shape = property(lambda self: self._aval.shape)
+    dtype = property(lambda self: self._aval.dtype)
+
+    def __repr__(self):
+        return f"ArgInfo(_aval={self._aval!r}, donated={self.donated})"
+
+    def __eq__(self, other):
+        return (isinstance(other, ArgInfo) and self._aval == other._aval
+                and self.donated == other.donated)
+
+    def __hash__(self):
+        return hash((self._aval, self.donated))
 
 
 class Traced:
@@ -39,6 +65,12 @@ class Traced:
     @property
     def in_avals(self):
         return tree_unflatten(self.in_tree, self.jaxpr.in_avals)
+
+    @property
+    def args_info(self):
+        donated = self._entry.donated
+        return tree_unflatten(self.in_tree, [ArgInfo(a, d) for a, d in
+                                             zip(self.jaxpr.in_avals, donated)])
 
     def lower(self, *, lowering_platforms=None) -> Lowered:
         return Lowered(self)
@@ -76,20 +108,24 @@ def _path(j: int) -> str:
 
 
 class Lowered:
-    """The StableHLO module of a traced jit."""
+    """The StableHLO module of a traced jit: unused inputs pruned (unless keep_unused),
+    constants embedded, every output returned. compile() compiles exactly this text."""
 
     def __init__(self, traced: Traced):
         self._traced = traced
         closed = traced.jaxpr
-        closed, lifted = pe.close_over_consts(closed)
+        _, lifted = pe.close_over_consts(closed)
         if lifted:
             raise TypeError("jit(...).lower() of a function closing over traced values")
-        flat = pe.convert_constvars_jaxpr(closed.jaxpr)
-        self._consts = list(closed.consts)
-        ordered = any(getattr(e, "ordered", False) for e in flat.effects)
-        module = lowering.lower_jaxpr_to_module(ClosedJaxpr(flat, ()),
+        keep_unused = traced._wrapped.keep_unused
+        jaxpr, used = pe.dce_jaxpr(closed.jaxpr, None, instantiate=keep_unused)
+        self._kept = [i for i, u in enumerate(used) if u]
+        live = set(jaxpr.constvars)
+        consts = [c for v, c in zip(closed.jaxpr.constvars, closed.consts) if v in live]
+        self._ordered = any(getattr(e, "ordered", False) for e in jaxpr.effects)
+        module = lowering.lower_jaxpr_to_module(ClosedJaxpr(jaxpr, consts),
                                                 name=f"jit_{_sym(traced.fun_name)}",
-                                                ordered_effects=ordered)
+                                                ordered_effects=self._ordered)
         self._module = module
         self._text = module.text()
         self.in_tree = traced.in_tree
@@ -98,6 +134,10 @@ class Lowered:
     @property
     def out_info(self):
         return self._traced.out_info
+
+    @property
+    def args_info(self):
+        return self._traced.args_info
 
     def as_text(self, dialect: str | None = None, *, debug_info: bool = False) -> str:
         """The module in StableHLO's readable form (`dialect='hlo'`: unoptimized HLO)."""
@@ -118,9 +158,14 @@ class Lowered:
         from didax._src import pjit  # noqa: PLC0415
 
         traced = self._traced
-        exe = pjit.compile_closed_jaxpr(traced.jaxpr, traced.fun_name,
-                                        keep_unused=True)
-        return Compiled(traced, exe)
+        callbacks = self._module.host_callbacks
+        exe = (xla_backend.compile(self._text, callbacks) if callbacks
+               else pjit._compile_cached(self._text, ()))
+        closed = traced.jaxpr
+        literals = [None] * len(closed.out_avals)
+        xla_exe = pjit.XlaExecutable(exe, self._text, self._kept, [], closed.in_avals,
+                                     closed.out_avals, literals, self._ordered)
+        return Compiled(traced, xla_exe)
 
 
 def _sym(name: str) -> str:
@@ -145,7 +190,10 @@ class Compiled:
         self._exe = exe
         self.in_tree = traced.in_tree
         self.out_tree = traced.out_tree
-        self.args_info = traced.in_avals
+
+    @property
+    def args_info(self):
+        return self._traced.args_info
 
     def as_text(self) -> str:
         return self._exe.exe.hlo_modules()[0].to_string()
@@ -165,10 +213,8 @@ class Compiled:
         return self._traced.out_info
 
     def __call__(self, *args, **kwargs):
-        wrapped = self._traced._wrapped
-        dyn_args = tuple(a for i, a in enumerate(args) if i not in wrapped.static_argnums)
-        dyn_kw = {k: v for k, v in kwargs.items() if k not in wrapped.static_argnames}
-        flat, in_tree = tree_flatten((dyn_args, dyn_kw))
+        # Static arguments were fixed at lowering: the executable takes the others only.
+        flat, in_tree = tree_flatten((args, kwargs))
         for x in flat:
             if isinstance(x, Tracer):
                 raise TypeError("Cannot apply JAX transformations to a function lowered and "
@@ -185,7 +231,11 @@ class Compiled:
         names = self._traced._arg_names
         bad = []
         for i, (x, a) in enumerate(zip(flat, expected)):
-            got = shaped_abstractify(x)
+            try:
+                got = shaped_abstractify(x)
+            except TypeError:
+                raise TypeError(f"Argument {x!r} of type {type(x)} is not a valid JAX "
+                                "type") from None
             if got.shape != a.shape or got.dtype != a.dtype:
                 name = names[i] if i < len(names) else f"args[{i}]"
                 bad.append(f"Argument '{name}' compiled with {_long(a)} and called with "
@@ -202,25 +252,69 @@ def _long(a) -> str:
 
 
 def _tree_mismatch_msg(expected, got) -> str:
-    detail = _first_difference(expected, got)
-    return ("Function compiled with input pytree does not match the input pytree it was "
-            f"called with. There are 1 mismatches, including:\n    * {detail}")
+    seen = tree_unflatten(expected, [_LEAF] * expected.num_leaves)
+    given = tree_unflatten(got, [_LEAF] * got.num_leaves)
+    errs = list(_differences((), seen, given))
+    lines = ["Function compiled with input pytree does not match the input pytree it was "
+             f"called with. There are {len(errs)} mismatches, including:"]
+    for path, was, now, why in errs:
+        base = ("args", "kwargs")[path[0].idx] if path else "args"
+        lines.append(f"    * at {base}{keystr(tuple(path[1:]))}, seen {was} but now given "
+                     f"{now}, so {why}")
+    return "\n".join(lines)
 
 
-def _first_difference(expected, got) -> str:
-    exp_args = expected.children()[0]
-    got_args = got.children()[0]
-    e_kids, g_kids = exp_args.children(), got_args.children()
-    if len(e_kids) != len(g_kids):
-        return (f"at args, seen tuple of length {len(e_kids)} but now given tuple of length "
-                f"{len(g_kids)}, so the lengths do not match")
-    for i, (e, g) in enumerate(zip(e_kids, g_kids)):
-        if e != g:
-            if e.num_nodes == 1 and e.num_leaves == 1:
-                node = g.node_data()
-                kind = node[0] if node else type(None)
-                return (f"at args[{i}], seen pytree leaf but now given {kind}, so their "
-                        "Python types differ")
-            return f"at args[{i}], seen {e} but now given {g}"
-    return f"expected {expected}, got {got}"
+class _LeafType(type):
+    def __repr__(cls):
+        return "pytree leaf"
 
+
+class _Leaf(metaclass=_LeafType):
+    """Stands for every leaf while comparing structures (its type prints 'pytree leaf')."""
+
+
+_LEAF = _Leaf()
+
+
+def _children(node):
+    try:
+        pairs, meta = flatten_one_level_with_keys(node)
+    except ValueError:
+        return None, None, None
+    pairs = list(pairs)
+    return [k for k, _ in pairs], [c for _, c in pairs], meta
+
+
+def _differences(path, seen, given):
+    """(path, what was seen, what is given, why) for each structural difference."""
+    if seen is _LEAF and given is _LEAF:
+        return
+    if type(seen) is not type(given):
+        yield path, str(type(seen)), str(type(given)), "their Python types differ"
+        return
+    if isinstance(seen, (list, tuple)) and len(seen) != len(given):
+        name = type(seen).__name__
+        yield (path, f"{name} of length {len(seen)}", f"{name} of length {len(given)}",
+               "the lengths do not match")
+        return
+    s_keys, s_kids, s_meta = _children(seen)
+    g_keys, g_kids, g_meta = _children(given)
+    if s_keys is None or g_keys is None:
+        return
+    if len(s_kids) != len(g_kids):
+        diff = " ".join(repr(getattr(k, "key", k)) for k in set(s_keys) ^ set(g_keys))
+
+        def count(n):
+            return f"{type(seen)} with {n} child{'ren' if n > 1 else ''}"
+        why = "the numbers of children do not match"
+        if diff:
+            why += f", with the symmetric difference of key sets: {{{diff}}}"
+        yield path, count(len(s_kids)), count(len(g_kids)), why
+        return
+    if s_meta != g_meta:
+        yield (path, f"{type(seen)} with pytree metadata {s_meta}",
+               f"{type(given)} with pytree metadata {g_meta}",
+               "the pytree node metadata does not match")
+        return
+    for k, a, b in zip(s_keys, s_kids, g_kids):
+        yield from _differences((*path, k), a, b)
