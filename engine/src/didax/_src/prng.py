@@ -21,6 +21,7 @@ from typing import NamedTuple
 import numpy as np
 
 from didax._src import core, dtypes
+from didax._src.config import config
 from didax._src.core import ShapedArray
 from didax._src.interpreters import batching, lowering
 from didax._src.interpreters import partial_eval as pe
@@ -287,8 +288,58 @@ def threefry_seed(seeds):
 
 def threefry_split(base, shape: tuple[int, ...]):
     """Key data (*batch, 2) -> (*batch, *shape, 2) of fresh keys."""
+    if not config.jax_threefry_partitionable:
+        batch = np.shape(base)[:-1]
+        counts = shapes.iota(_U32, math.prod(shape) * 2)
+        return shapes.reshape(_threefry_2x32(base, counts), (*batch, *shape, 2))
     b1, b2 = _threefry_over(base, shape)
     return _stack_last(b1, b2)
+
+
+def _threefry_2x32(base, counts):
+    """The original (non-partitionable) hash of a 1-D uint32 counter array: its halves are
+    the two threefry inputs (padded with one 0 when odd). (*batch, 2) -> (*batch, n)."""
+    k1, k2 = _keypair(base)
+    batch, n = np.shape(k1), np.shape(counts)[0]
+    odd = n % 2
+    if odd:
+        counts = shapes.concatenate([counts, lax.full((1,), 0, _U32)], 0)
+    half = (n + odd) // 2
+    full, nb = (*batch, half), len(batch)
+    words = [shapes.broadcast_in_dim(k, full, tuple(range(nb))) for k in (k1, k2)]
+    xs = [shapes.broadcast_in_dim(shapes.slice_in_dim(counts, i * half, (i + 1) * half),
+                                  full, (nb,)) for i in (0, 1)]
+    out = shapes.concatenate(list(threefry2x32_p.bind(*words, *xs)), nb)
+    return shapes.slice_in_dim(out, 0, n, axis=nb) if odd else out
+
+
+def _random_bits_original(base, bit_width: int, shape: tuple[int, ...]):
+    """The non-partitionable bit stream: ceil(bits / 32) counters hashed, then cut into
+    words of bit_width (little-end pieces first)."""
+    batch, size = np.shape(base)[:-1], math.prod(shape)
+    max_count = -(-bit_width * size // 32)
+    if max_count >= np.iinfo(np.uint32).max:
+        raise NotImplementedError("random bits arrays this large need the partitionable "
+                                  "threefry (jax_threefry_partitionable=True)")
+    bits = _threefry_2x32(base, shapes.iota(_U32, max_count))
+    dtype, nb = UINT_DTYPES[bit_width], len(batch)
+    if bit_width == 64:
+        half = max_count // 2
+        hi, lo = (lax.convert_element_type(shapes.slice_in_dim(bits, a, a + half, axis=nb),
+                                           dtype) for a in (0, half))
+        bits = lax.bitwise_or(lax.shift_left(hi, lax.full((), 32, core.get_aval(hi).dtype)),
+                              lo)
+    elif bit_width in (8, 16):
+        per = 32 // bit_width
+        pieces = shapes.broadcast_in_dim(bits, (*batch, max_count, per), tuple(range(nb + 1)))
+        shifts = lax.mul(np.uint32(bit_width), shapes.broadcasted_iota(
+            _U32, (*batch, max_count, per), nb + 1))
+        pieces = lax.bitwise_and(lax.shift_right_logical(pieces, shifts),
+                                 np.uint32(np.iinfo(dtype).max))
+        bits = lax.convert_element_type(
+            shapes.reshape(pieces, (*batch, max_count * per)), dtype)
+        bits = shapes.slice_in_dim(bits, 0, size, axis=nb)
+    return shapes.reshape(bits, (*batch, *shape))
 
 
 def threefry_fold_in(base, msgs):
@@ -304,6 +355,8 @@ def threefry_random_bits(base, bit_width: int, shape: tuple[int, ...]):
     """Uniform bits: key data (*batch, 2) -> uint<bit_width>[*batch, *shape]."""
     if bit_width not in UINT_DTYPES:
         raise TypeError("requires 8-, 16-, 32- or 64-bit field width.")
+    if not config.jax_threefry_partitionable:
+        return _random_bits_original(base, bit_width, shape)
     if math.prod(shape) > 2 ** 64:
         raise NotImplementedError("random bits array of size exceeding 2 ** 64")
     b1, b2 = _threefry_over(base, shape)
