@@ -94,9 +94,10 @@ class ShapeDtypeStruct:
 
     def __init__(self, shape, dtype, sharding=None, weak_type: bool = False):
         self.shape = tuple(shape)
-        self.dtype = dtypes.canonicalize_dtype(np.dtype(dtype)) if dtype is not None else None
-        if self.dtype is None:
+        if dtype is None:
             raise ValueError("ShapeDtypeStruct: dtype must be specified.")
+        # Kept as given (float64 stays float64, as in JAX); the aval is canonical.
+        self.dtype = dtype if isinstance(dtype, dtypes.ExtendedDType) else np.dtype(dtype)
         self.sharding = sharding
         self.weak_type = weak_type
 
@@ -105,7 +106,8 @@ class ShapeDtypeStruct:
 
     @property
     def aval(self) -> core.ShapedArray:
-        return core.ShapedArray(self.shape, self.dtype, self.weak_type)
+        return core.ShapedArray(self.shape, dtypes.canonicalize_dtype(self.dtype, True),
+                                self.weak_type)
 
     def __repr__(self):
         w = ", weak_type=True" if self.weak_type else ""

@@ -96,10 +96,13 @@ class FlatCallback:
 
 
 def _check_results(cb: FlatCallback, out) -> list[np.ndarray]:
-    leaves, tree = tree_flatten(out)
-    if tree != cb.out_tree:
-        raise TypeError(f"Callback {cb} returned a value with structure {tree}, but "
-                        f"result_shape_dtypes has structure {cb.out_tree}.")
+    """The callback's results as contiguous arrays of the declared types. As JAX: only the
+    number of leaves must match, and each leaf's dtype is canonicalized first (a Python
+    float or a float64 array is fine for a float32 result when x64 is off)."""
+    leaves, _ = tree_flatten(out)
+    if len(leaves) != len(cb.result_avals):
+        raise RuntimeError("Mismatched number of outputs from callback. Expected: "
+                           f"{len(cb.result_avals)}, Actual: {len(leaves)}")
     results = []
     for i, (leaf, aval) in enumerate(zip(leaves, cb.result_avals)):
         arr = np.asarray(leaf)
@@ -107,9 +110,11 @@ def _check_results(cb: FlatCallback, out) -> list[np.ndarray]:
             raise RuntimeError(f"Incorrect output shape for return value #{i}: Expected: "
                                f"{tuple(aval.shape)}, Actual: {arr.shape}")
         if arr.dtype != aval.dtype:
-            raise RuntimeError(f"Incorrect output dtype for return value #{i}: Expected: "
-                               f"{aval.dtype}, Actual: {arr.dtype}. Cast the result with "
-                               "`np.asarray(x, dtype)` in the callback.")
+            canonical = dtypes.canonicalize_dtype(arr.dtype)
+            if canonical != aval.dtype:
+                raise RuntimeError(f"Incorrect output dtype for return value #{i}: "
+                                   f"Expected: {aval.dtype}, Actual: {canonical}")
+            arr = arr.astype(aval.dtype)
         # np.ascontiguousarray turns 0-d arrays into 1-d ones: keep the shape.
         results.append(np.ascontiguousarray(arr).reshape(arr.shape))
     return results
@@ -128,7 +133,12 @@ def _result_avals(result_shape_dtypes):
         if shape is None or dtype is None:
             raise TypeError("result_shape_dtypes must be a pytree of objects with shape and "
                             f"dtype (e.g. jax.ShapeDtypeStruct), got {leaf!r}")
-        avals.append(ShapedArray(tuple(shape), dtypes.canonicalize_dtype(np.dtype(dtype))))
+        dt = np.dtype(dtype)
+        if dt.itemsize == 8 and dt.kind in "iuf" or dt == np.complex128:
+            if not core.x64_enabled():
+                raise ValueError("result_shape_dtypes cannot specify 64-bit types when "
+                                 "`jax_enable_x64` is disabled")
+        avals.append(ShapedArray(tuple(shape), dtypes.canonicalize_dtype(dt)))
     return avals, tree
 
 
@@ -145,7 +155,7 @@ def pure_callback(callback: Callable, result_shape_dtypes: Any, *args: Any,
     """Calls a pure Python function from (possibly staged, jitted, vmapped) code."""
     if vmap_method not in _VMAP_METHODS:
         raise ValueError(f"vmap_method must be on of the allowed methods "
-                         f"{list(_VMAP_METHODS[:-1])}, but got: {vmap_method}")
+                         f"{list(_VMAP_METHODS)}, but got: {vmap_method}")
     flat_args, in_tree = tree_flatten((args, kwargs))
     avals, out_tree = _result_avals(result_shape_dtypes)
     cb = FlatCallback(callback, in_tree, avals, out_tree)
@@ -175,12 +185,20 @@ def _callback_batch(prim):
     def rule(axis_data, vals, dims, *, callback, result_avals, vmap_method=None, **params):
         if prim is io_callback_p and params.get("ordered"):
             raise ValueError("Cannot `vmap` ordered IO callback.")
+        if prim is pure_callback_p and vmap_method is None:
+            raise NotImplementedError(
+                "vmap is only supported for the pure_callback primitive when vmap_method is "
+                "one of 'sequential', 'sequential_unrolled', 'expand_dims', 'broadcast_all', "
+                "or 'legacy_vectorized'. Got vmap_method=None.")
         size = axis_data.size
-        method = vmap_method or "sequential"
+        method = vmap_method or "sequential"  # io_callback: one call per example
         b_avals = tuple(ShapedArray((size, *a.shape), a.dtype) for a in result_avals)
         if method in ("expand_dims", "broadcast_all", "legacy_vectorized"):
             vals = [_expand_or_broadcast(v, d, size, method) for v, d in zip(vals, dims)]
-            cb = _Vectorized(callback, b_avals)
+            # The user's function sees whole batches, so its results are checked against
+            # the batched types (not the per-example ones).
+            cb = (FlatCallback(callback.callback, callback.in_tree, b_avals, callback.out_tree)
+                  if isinstance(callback, FlatCallback) else _Vectorized(callback, b_avals))
         else:
             vals = [batching.bdim_at_front(v, d, size) if d is not None else v
                     for v, d in zip(vals, dims)]
