@@ -107,10 +107,14 @@ def _one(x):
 
 
 def _const(x, val):
-    """A scalar constant of x's dtype (a literal when staged)."""
-    dt = core.get_aval(x).dtype
-    if dtypes.is_complex(dt):
-        return np.array(val, dt)[()]
+    """A scalar constant of x's dtype (a literal when staged); weakly typed when x is a
+    weakly typed scalar of its kind's default dtype, as JAX's `_const` (a Python scalar)."""
+    aval = core.get_aval(x)
+    dt = aval.dtype
+    if aval.weak_type and not aval.shape:
+        py = complex if dtypes.is_complex(dt) else float if dtypes.is_inexact(dt) else int
+        if core.get_aval(py(0)).dtype == dt:
+            return core.typed_scalar(val, dt, weak_type=True)
     return np.array(val, dt)[()]
 
 

@@ -223,6 +223,13 @@ def _cond_batch(axis_data, vals, dims, *, branches):
     return outs, [0 if b else None for b in out_bat]
 
 
+def _stop_gradient(x):
+    """JAX's lax.stop_gradient on one array: bound for every non-extended dtype."""
+    if not isinstance(core.get_aval(x).dtype, np.dtype):
+        return x
+    return lax_.stop_gradient_p.bind(x)
+
+
 def _batched_index(axis_data, vals, dims, branches):
     """A batched index: every branch runs on every lane and a select picks the results."""
     size = axis_data.size
@@ -233,7 +240,7 @@ def _batched_index(axis_data, vals, dims, branches):
     for i, jaxpr in enumerate(batched):
         # select the inputs so reverse-mode sees no gradient through unselected lanes
         pred = lax_.eq(index, np.array(i, np.int32))
-        ops_ = [_bcast_select_n(pred, lax_.stop_gradient(x), x) for x in ops]
+        ops_ = [_bcast_select_n(pred, _stop_gradient(x), x) for x in ops]
         branch_outs.append(closed_call(jaxpr, *ops_))
     outs = [_bcast_select_n(index, *cases) for cases in zip(*branch_outs)]
     return outs, [0] * len(outs)

@@ -455,14 +455,15 @@ def map(f: Callable, xs, *, batch_size: int | None = None):  # noqa: A001
         return scan(lambda _, x: ((), f(x)), (), xs)[1]
     main, rest = _split_batches(xs, batch_size)
     ys = None if main is None else scan(lambda _, x: ((), _vmap_leading(f, x)), (), main)[1]
-    if ys is not None:
-        ys = tree_map(lambda y: shapes.reshape(y, (y.shape[0] * y.shape[1], *y.shape[2:])), ys)
-    if rest is None:
-        return ys
-    rest_ys = _vmap_leading(f, rest)
+    rest_ys = None if rest is None else _vmap_leading(f, rest)
     if ys is None:
         return rest_ys
-    return tree_map(lambda a, b: shapes.concatenate([a, b], 0), ys, rest_ys)
+
+    def flatten(y):
+        return shapes.reshape(y, (y.shape[0] * y.shape[1], *y.shape[2:]))
+    if rest_ys is None:
+        return tree_map(flatten, ys)
+    return tree_map(lambda a, b: shapes.concatenate([flatten(a), b], 0), ys, rest_ys)
 
 
 def _interleave(a, b, axis: int):
@@ -497,7 +498,14 @@ def associative_scan(fn: Callable, elems, reverse: bool = False, axis: int = 0):
         return out
 
     def sl(e, start, stop, stride=1):
-        return shapes.slice_in_dim(e, start, stop, stride, axis)
+        # strides spelled out, as JAX's slice_in_dim passes them
+        n = e.shape[axis]
+        start = start + n if start < 0 else start
+        stop = n if stop is None else stop + n if stop < 0 else stop
+        lo, hi, st = [0] * e.ndim, list(e.shape), [1] * e.ndim
+        lo[axis], hi[axis], st[axis] = start, stop, stride
+        return shapes.slice_p.bind(e, start_indices=tuple(lo), limit_indices=tuple(hi),
+                                   strides=tuple(st))
 
     def rec(es):
         m = es[0].shape[axis]

@@ -300,17 +300,18 @@ def _pe_fixpoint(jaxpr, const_uk, init_uk, xs_uk, num_ys):
     raise AssertionError("scan partial eval: fixpoint not reached")
 
 
-def _forward_residuals(known: ClosedJaxpr, num_res: int, nck: int, nkk: int):
+def _forward_residuals(known: ClosedJaxpr, num_res: int, nck: int, nkk: int, fwd_ok):
     """Residuals that are known consts or xs are passed directly, not returned by the known
-    loop (carries change every step, so they cannot be). -> (known, per residual the
-    known-input index it forwards or None)."""
+    loop (carries change every step, so they cannot be; nor, as in JAX, can NumPy
+    constants). -> (known, per residual the known-input index it forwards or None)."""
     jaxpr = known.jaxpr
     n_out = len(jaxpr.outvars) - num_res
     pos = {v: i for i, v in enumerate(jaxpr.invars)}
     fwd = []
     for v in jaxpr.outvars[n_out:]:
         i = pos.get(v) if type(v) is core.Var else None
-        fwd.append(i if i is not None and (i < nck or i >= nck + nkk) else None)
+        ok = i is not None and (i < nck or i >= nck + nkk) and fwd_ok[i]
+        fwd.append(i if ok else None)
     outvars = jaxpr.outvars[:n_out] + [v for v, f in zip(jaxpr.outvars[n_out:], fwd)
                                        if f is None]
     return ClosedJaxpr(jaxpr.replace(outvars=outvars), known.consts), fwd
@@ -329,7 +330,7 @@ def _hoist(known: ClosedJaxpr, nck: int, num_known_outs: int, num_res: int):
     return inv, body, [not u for u in out_uk[num_known_outs:]]
 
 
-def _split_scan(jaxpr, uks_in, num_consts, num_carry):
+def _split_scan(jaxpr, uks_in, num_consts, num_carry, fwd_ok):
     num_ys = len(jaxpr.out_avals) - num_carry
     const_uk, init_uk, xs_uk = split_list(uks_in, [num_consts, num_carry])
     known, unknown, uks, out_uk, num_res = _pe_fixpoint(jaxpr, const_uk, init_uk, xs_uk,
@@ -339,7 +340,8 @@ def _split_scan(jaxpr, uks_in, num_consts, num_carry):
     unknown = common.dce_closed(unknown, [True] * len(unknown.out_avals))
     nck = num_consts - sum(const_uk)
     nkk = num_carry - sum(uks[num_consts:num_consts + num_carry])
-    known, fwd = _forward_residuals(known, num_res, nck, nkk)
+    known_fwd_ok = [ok for ok, uk in zip(fwd_ok, uks) if not uk]
+    known, fwd = _forward_residuals(known, num_res, nck, nkk, known_fwd_ok)
     num_known_outs = len(out_uk) - sum(out_uk)
     inv, body, hoisted = _hoist(known, nck, num_known_outs, sum(f is None for f in fwd))
     h_it = iter(hoisted)
@@ -353,8 +355,9 @@ def _split_scan(jaxpr, uks_in, num_consts, num_carry):
 def _scan_partial_eval(trace: pe.JaxprTrace, *args, reverse, length, jaxpr, num_consts,
                        num_carry, unroll):
     uks_in = tuple(trace.is_unknown(x) for x in args)
-    s = memoized("pe", jaxpr, (uks_in, num_consts, num_carry),
-                 lambda: _split_scan(jaxpr, uks_in, num_consts, num_carry))
+    fwd_ok = tuple(not isinstance(x, np.ndarray) for x in args)
+    s = memoized("pe", jaxpr, (uks_in, num_consts, num_carry, fwd_ok),
+                 lambda: _split_scan(jaxpr, uks_in, num_consts, num_carry, fwd_ok))
     uks = s["uks"]
     known_ins = [x for x, uk in zip(args, uks) if not uk]
     kc, kin = known_ins[:s["nck"]], known_ins[s["nck"]:]
@@ -393,9 +396,7 @@ def _transpose_body(jaxpr, const_lin, xs_lin, num_carry, ct_avals):
     ct_avals: the types of the accumulators, carry cotangents and nonzero ys cotangents
     (the carry's linear inputs take the type of its cotangent, as in JAX)."""
     acc_av, ctk_av, cty_av = ct_avals
-    jaxpr = common.dce_closed(jaxpr, [True] * num_carry + [a is not None for a in cty_av])
     jaxpr = common.retype_invars(jaxpr, [None] * len(const_lin) + list(ctk_av))
-    cty_av = [a for a in cty_av if a is not None]
     c_avals, _, x_avals = split_list(jaxpr.in_avals, [len(const_lin), num_carry])
     ires_av, _ = partition_list(const_lin, c_avals)
     eres_av, lin_x_av = partition_list(xs_lin, x_avals)
@@ -417,8 +418,26 @@ def _transpose_body(jaxpr, const_lin, xs_lin, num_carry, ct_avals):
     return common.trace_flat(fun, avals, "transpose")
 
 
+def _prune_for_transpose(jaxpr, const_lin, xs_lin, num_carry, ct_ys_nz):
+    """The body without the ys whose cotangents are zero and without the residual inputs
+    only they read. -> (jaxpr, which inputs are kept)."""
+    used_out = [True] * num_carry + list(ct_ys_nz)
+    inst = [*const_lin, *[True] * num_carry, *xs_lin]
+    _, used = pe.dce_jaxpr(jaxpr.jaxpr, used_out, instantiate=inst)
+    return common.dce_closed(jaxpr, used_out, used), used
+
+
 def _scan_transpose(cts, *args, reverse, length, jaxpr, num_consts, num_carry, unroll):
+    ct_carry, ct_ys = split_list(cts, [num_carry])
+    lin = tuple(ad.is_undefined_primal(a) for a in args)
+    ct_ys_nz = tuple(type(c) is not Zero for c in ct_ys)
+    body, used = memoized("transpose_prune", jaxpr, (lin, num_consts, num_carry, ct_ys_nz),
+                          lambda: _prune_for_transpose(jaxpr, lin[:num_consts],
+                                                       lin[num_consts + num_carry:],
+                                                       num_carry, ct_ys_nz))
     consts, init, xs = split_list(args, [num_consts, num_carry])
+    consts = [c for c, u in zip(consts, used[:num_consts]) if u]
+    xs = [x for x, u in zip(xs, used[num_consts + num_carry:]) if u]
     # Carries are linear in the body even when their initial value is a known constant
     # (an instantiated zero tangent); such inputs get no cotangent.
     const_lin = tuple(ad.is_undefined_primal(c) for c in consts)
@@ -426,21 +445,22 @@ def _scan_transpose(cts, *args, reverse, length, jaxpr, num_consts, num_carry, u
     ires, lin_c = partition_list(const_lin, consts)
     eres, _ = partition_list(xs_lin, xs)
     acc = [common.zeros_like(c.aval.to_tangent_aval()) for c in lin_c]
-    ct_carry, ct_ys = split_list(cts, [num_carry])
     ct_carry = [ad.instantiate_zeros(c) for c in ct_carry]
+    ct_ys = common.prune_zeros(ct_ys)
     ct_avals = (tuple(core.get_aval(a) for a in acc),
                 tuple(core.get_aval(c) for c in ct_carry),
-                tuple(None if type(c) is Zero else _slice_aval(core.get_aval(c)) for c in ct_ys))
-    trans = memoized("transpose", jaxpr, (const_lin, xs_lin, ct_avals),
-                     lambda: _transpose_body(jaxpr, const_lin, xs_lin, num_carry, ct_avals))
-    outs = scan_p.bind(*ires, *acc, *ct_carry, *common.prune_zeros(ct_ys), *eres,
-                       reverse=not reverse, length=length, jaxpr=trans,
-                       num_consts=len(ires), num_carry=len(acc) + num_carry, unroll=unroll)
+                tuple(_slice_aval(core.get_aval(c)) for c in ct_ys))
+    trans = memoized("transpose", body, (const_lin, xs_lin, ct_avals),
+                     lambda: _transpose_body(body, const_lin, xs_lin, num_carry, ct_avals))
+    outs = scan_p.bind(*ires, *acc, *ct_carry, *ct_ys, *eres, reverse=not reverse,
+                       length=length, jaxpr=trans, num_consts=len(ires),
+                       num_carry=len(acc) + num_carry, unroll=unroll)
     ct_c, ct_init, ct_x = split_list(outs, [len(acc), num_carry])
     c_it, x_it = iter(ct_c), iter(ct_x)
     ct_init = [c if ad.is_undefined_primal(x) else None for c, x in zip(ct_init, init)]
-    return ([next(c_it) if lin else None for lin in const_lin] + ct_init
-            + [next(x_it) if lin else None for lin in xs_lin])
+    return ([next(c_it) if lin[i] else None for i in range(num_consts)] + ct_init
+            + [next(x_it) if lin[num_consts + num_carry + i] else None
+               for i in range(len(lin) - num_consts - num_carry)])
 
 
 # ----------------------------------------------------------------------------------------
