@@ -45,18 +45,45 @@ class AbstractValue:
 
 class ShapedArray(AbstractValue):
     """The type of an array: shape, dtype and whether the dtype is weak (from a Python
-    scalar, so it yields to the other operand in promotion)."""
+    scalar, so it yields to the other operand in promotion).
 
-    __slots__ = ("shape", "dtype", "weak_type", "_hash")
+    ShapedArrays are interned: equal types are the same object, so hashing and equality
+    are identity operations (they key every cache on the hot paths)."""
+
+    __slots__ = ("shape", "dtype", "weak_type", "__weakref__")
     array_abstraction_level = 1
+    _interned: dict = {}
 
-    def __init__(self, shape, dtype, weak_type: bool = False):
-        self.shape = tuple(shape)
+    def __new__(cls, shape, dtype, weak_type: bool = False):
+        table = ShapedArray._interned
+        try:
+            return table[(tuple(shape), dtype, weak_type)]
+        except (KeyError, TypeError):
+            pass
+        shape = tuple(int(d) for d in shape)
         # Extended dtypes (e.g. typed PRNG keys, `key<fry>`) are kept as they are.
-        self.dtype = (dtype if isinstance(dtype, (np.dtype, dtypes.ExtendedDType))
-                      else np.dtype(dtype))
-        self.weak_type = weak_type
-        self._hash = None
+        dt = dtype if isinstance(dtype, (np.dtype, dtypes.ExtendedDType)) else np.dtype(dtype)
+        weak = bool(weak_type)
+        key = (shape, dt, weak)
+        self = table.get(key)
+        if self is None:
+            self = object.__new__(cls)
+            self.shape, self.dtype, self.weak_type = shape, dt, weak
+            table[key] = self
+        try:
+            table[(tuple(shape), dtype, weak_type)] = self
+        except TypeError:
+            pass
+        return self
+
+    def __reduce__(self):
+        return (ShapedArray, (self.shape, self.dtype, self.weak_type))
+
+    def __copy__(self):
+        return self
+
+    def __deepcopy__(self, memo):
+        return self
 
     ndim = property(lambda self: len(self.shape))
     size = property(lambda self: _prod(self.shape))
@@ -75,20 +102,6 @@ class ShapedArray(AbstractValue):
         if dtypes.is_inexact(self.dtype):
             return ShapedArray(self.shape, self.dtype, self.weak_type)
         return ShapedArray(self.shape, dtypes.float0, self.weak_type)
-
-    def __eq__(self, other):
-        return (
-            type(other) is ShapedArray
-            and self.shape == other.shape
-            and self.dtype == other.dtype
-            and self.weak_type == other.weak_type
-        )
-
-    def __hash__(self):
-        h = self._hash
-        if h is None:
-            h = self._hash = hash((self.shape, self.dtype, self.weak_type))
-        return h
 
     def str_short(self) -> str:
         return f"{dtypes.short_dtype_name(self.dtype)}[{','.join(map(str, self.shape))}]"

@@ -168,15 +168,33 @@ def _wrap_numpy_impl(prim: Primitive, np_impl: Callable) -> Callable:
         def impl(*args, **params):
             avals = [x.aval if type(x) is Array else get_aval(x) for x in args]
             out_avals = abstract_eval(*avals, **params)
-            outs = np_impl(*[_host(x, a) for x, a in zip(args, avals)], **params)
+            outs = _quiet(np_impl, [_host(x, a) for x, a in zip(args, avals)], params)
             return [_wrap(o, a) for o, a in zip(outs, out_avals)]
     else:
         def impl(*args, **params):
             avals = [x.aval if type(x) is Array else get_aval(x) for x in args]
             out_aval = abstract_eval(*avals, **params)
-            out = np_impl(*[_host(x, a) for x, a in zip(args, avals)], **params)
+            out = _quiet(np_impl, [_host(x, a) for x, a in zip(args, avals)], params)
             return _wrap(out, out_aval)
     return impl
+
+
+try:  # NumPy's error state is a context variable; setting it directly costs ~0.1 us
+    from numpy._core._ufunc_config import _extobj_contextvar, _make_extobj
+
+    _IGNORE_FP_ERRORS = _make_extobj(all="ignore")
+
+    def _quiet(np_impl, args, params):
+        token = _extobj_contextvar.set(_IGNORE_FP_ERRORS)
+        try:
+            return np_impl(*args, **params)
+        finally:
+            _extobj_contextvar.reset(token)
+except ImportError:  # pragma: no cover - other NumPy layouts
+
+    def _quiet(np_impl, args, params):
+        with np.errstate(all="ignore"):
+            return np_impl(*args, **params)
 
 
 def _host(x, aval):
@@ -356,13 +374,19 @@ def false_weak(*avals, **params) -> bool:
 # ----------------------------------------------------------------------------------------
 
 
+_lax_module: list = []
+
+
 def unbroadcast(aval, x):
     """Sums x down to aval's shape (the transpose of elementwise broadcasting)."""
-    from didax._src.lax import lax
-
-    x_shape = np.shape(x)
+    x_shape = x.shape if hasattr(x, "shape") else np.shape(x)
     if tuple(aval.shape) == tuple(x_shape):
         return x
+    if not _lax_module:
+        from didax._src.lax import lax as lax_mod  # noqa: PLC0415 - lax sits above _define
+
+        _lax_module.append(lax_mod)
+    lax = _lax_module[0]
     if not aval.shape:
         return lax.reduce_sum(x, tuple(range(len(x_shape))))
     dims = tuple(i for i, (a, b) in enumerate(zip(aval.shape, x_shape)) if a == 1 and b != 1)

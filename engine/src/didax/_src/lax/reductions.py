@@ -820,3 +820,7 @@ def sort_key_val(keys, values, dimension: int = -1, is_stable: bool = True):
     dimension = shapes.canonicalize_axis(dimension, max(np.ndim(keys), 1))
     k, v = sort_p.bind(keys, values, dimension=dimension, is_stable=is_stable, num_keys=1)
     return k, v
+
+# lax.lax's rules call reduce_sum; bind it directly (no per-call import).
+lax.reduce_sum = reduce_sum
+shapes.reduce_sum = reduce_sum

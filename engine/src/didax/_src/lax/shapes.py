@@ -988,3 +988,9 @@ batching.lax_ops["broadcast_batch"] = _broadcast_batch
 batching.lax_ops["broadcast_in_dim"] = lambda x, shape, dims: broadcast_in_dim_p.bind(
     x, shape=tuple(shape), broadcast_dimensions=tuple(dims), sharding=None)
 batching.lax_ops["reduce_sum"] = lambda x, axes: reduce_sum(x, axes)
+
+# lax.lax's JVP/transpose rules call these; bind them directly (no per-call import).
+lax.broadcast_in_dim = broadcast_in_dim
+lax.full_like = full_like
+lax.full = full
+lax.reshape = reshape
