@@ -628,24 +628,31 @@ def _ranges_like(*xs):
         start += n
 
 
-def _dot_transpose_lhs(g, x, y, *, dimension_numbers, precision, preferred_element_type,
-                       out_sharding, swap_ans=False):
+@functools.lru_cache(maxsize=1024)
+def _dot_transpose_plan(dimension_numbers, x_ndim, y_ndim, swap_ans):
+    """(dimension numbers of ct . y, the permutation back to x's layout)."""
     (x_contract, y_contract), (x_batch, y_batch) = dimension_numbers
-    x_aval = x.aval
-    x_ndim = x_aval.ndim
     x_kept = _remaining(x_ndim, x_contract, x_batch)
-    y_kept = _remaining(np.ndim(y), y_contract, y_batch)
+    y_kept = _remaining(y_ndim, y_contract, y_batch)
     if swap_ans:
         ans_batch, ans_y, _ = _ranges_like(x_batch, y_kept, x_kept)
     else:
         ans_batch, _, ans_y = _ranges_like(x_batch, x_kept, y_kept)
-    dims = ((ans_y, y_kept), (ans_batch, list(y_batch)))
+    dims = ((tuple(ans_y), tuple(y_kept)), (tuple(ans_batch), tuple(y_batch)))
     x_contract_sorted_by_y = list(np.take(x_contract, np.argsort(y_contract)))
     unsorted_axes = list(x_batch) + x_kept + x_contract_sorted_by_y
-    out_axes = np.argsort(unsorted_axes)
+    out_axes = tuple(int(a) for a in np.argsort(unsorted_axes))
+    return dims, out_axes
+
+
+def _dot_transpose_lhs(g, x, y, *, dimension_numbers, precision, preferred_element_type,
+                       out_sharding, swap_ans=False):
+    x_aval = x.aval
+    dims, out_axes = _dot_transpose_plan(dimension_numbers, x_aval.ndim, np.ndim(y),
+                                         swap_ans)
     out = dot_general(g, y, dims, precision=precision,
                       preferred_element_type=preferred_element_type)
-    x_bar = shapes.transpose(out, tuple(int(a) for a in out_axes))
+    x_bar = shapes.transpose(out, out_axes)
     if core.get_aval(x_bar).dtype != x_aval.dtype:
         x_bar = lax._convert_element_type(x_bar, x_aval.dtype, x_aval.weak_type)
     return x_bar
