@@ -399,6 +399,9 @@ def _hashable_static(x, i):
     return x
 
 
+_NO_FAST = object()
+
+
 class JitWrapped:
     """What `jit(fun)` returns: callable, with `.trace/.lower/.eval_shape` (AOT stages)."""
 
@@ -490,9 +493,9 @@ class JitWrapped:
 
     def _call(self, *args, **kwargs):
         if not kwargs and core.trace_ctx.trace is core.eval_trace:
-            fast = self._fast_path(args)
-            if fast is not None:
-                return fast
+            out = self._fast_path(args)
+            if out is not _NO_FAST:
+                return out
         if config.jax_disable_jit:
             return self.fun(*args, **kwargs)
         entry, flat, _ = self._trace(args, kwargs)
@@ -508,17 +511,18 @@ class JitWrapped:
 
     def _fast_path(self, args):
         """Top-level calls whose arguments are all Arrays: one dict lookup on the avals,
-        then straight to the executable (no pytree flattening)."""
+        then straight to the executable (no pytree flattening). Returns _NO_FAST when the
+        call must take the general path (a function may well return None)."""
         try:
             key = tuple([a.aval for a in args if type(a) is Array])
         except AttributeError:
-            return None
+            return _NO_FAST
         if len(key) != len(args):
-            return None
+            return _NO_FAST
         fast = self._fast.get(key)
         if fast is None:
             if config.jax_disable_jit or self.static_argnums:
-                return None
+                return _NO_FAST
             entry, flat, _ = self._trace(args, {})
             if entry.executable is None:
                 entry.executable = compiled_for_jaxpr(entry.closed, self.name,
