@@ -492,7 +492,8 @@ class JitWrapped:
         return self._call(*args, **kwargs)
 
     def _call(self, *args, **kwargs):
-        if not kwargs and core.trace_ctx.trace is core.eval_trace:
+        if not kwargs and core.trace_ctx.trace is core.eval_trace and \
+                not config.jax_disable_jit:
             out = self._fast_path(args)
             if out is not _NO_FAST:
                 return out
