@@ -418,7 +418,7 @@ class JitWrapped:
         self._fast: dict = {}
         self.trace_count = 0
         # jits inside didax (jnp functions) are implementation details, not trace cards
-        self._recordable = not getattr(fun, "__module__", "").startswith("didax.")
+        self._recordable = not (getattr(fun, "__module__", None) or "").startswith("didax.")
         functools.update_wrapper(self, fun, updated=())
 
     def __repr__(self):
