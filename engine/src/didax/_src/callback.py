@@ -14,6 +14,8 @@ May import core, dtypes, the interpreters, lax._define, tree_util, api_util.
 
 from __future__ import annotations
 
+import string
+import sys
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -311,7 +313,9 @@ pe.effects_rules[io_callback_p] = lambda ordered, **p: frozenset(
 
 def debug_callback(callback: Callable | None = None, *args: Any, ordered: bool = False,
                    partitioned: bool = False, **kwargs: Any):
-    """Calls callback(*args, **kwargs) for its side effect (also inside jit, vmap, grad)."""
+    """Calls callback(*args, **kwargs) for its side effect (also inside jit, vmap, grad).
+    The callback receives Arrays (with their weak types); non-array leaves such as strings
+    or None are passed through unchanged."""
     if callback is None:
         return lambda cb, *a, **k: debug_callback(cb, *a, ordered=ordered,
                                                   partitioned=partitioned, **k)
@@ -319,11 +323,51 @@ def debug_callback(callback: Callable | None = None, *args: Any, ordered: bool =
         raise TypeError(f"first argument to jax.debug.callback must be callable, but got an "
                         f"object of type {type(callback)}")
     flat_args, in_tree = tree_flatten((args, kwargs))
-    cb = FlatCallback(callback, in_tree, ())
-    debug_callback_p.bind(*flat_args, callback=cb,
+    static, dyn = {}, []
+    for i, a in enumerate(flat_args):
+        try:
+            core.get_aval(a)
+            dyn.append(a)
+        except TypeError:
+            static[i] = a
+    cb = _DebugCallable(callback, in_tree, static, [core.get_aval(a) for a in dyn])
+    debug_callback_p.bind(*dyn, callback=cb,
                           effect=ordered_debug_effect if ordered else debug_effect,
                           partitioned=partitioned)
     return None
+
+
+class _DebugCallable:
+    """callback(*args, **kwargs) from the dynamic leaves (host arrays, wrapped back into
+    Arrays of the operands' types) and the static ones."""
+
+    def __init__(self, callback, in_tree, static: dict, avals):
+        self.callback, self.in_tree, self.static, self.avals = callback, in_tree, static, avals
+
+    def __call__(self, *dyn):
+        it = iter(zip(dyn, self.avals))
+        leaves = []
+        for i in range(self.in_tree.num_leaves):
+            if i in self.static:
+                leaves.append(self.static[i])
+                continue
+            x, aval = next(it)
+            plain = isinstance(aval, ShapedArray) and isinstance(aval.dtype, np.dtype)
+            leaves.append(Array(np.asarray(x, aval.dtype), aval) if plain else x)
+        args, kwargs = tree_unflatten(self.in_tree, leaves)
+        self.callback(*args, **kwargs)
+        return []
+
+    def strong(self) -> _DebugCallable:
+        """The callable for compiled code: values come back from XLA buffers, which carry
+        no weak types (as in JAX, where a jitted debug callback sees strong arrays)."""
+        avals = [a.strip_weak_type() if isinstance(a, ShapedArray) else a for a in self.avals]
+        return _DebugCallable(self.callback, self.in_tree, self.static, avals)
+
+    def __repr__(self):
+        return getattr(self.callback, "__name__", repr(self.callback))
+
+    __str__ = __repr__
 
 
 def _debug_impl(*args, callback, effect, partitioned):
@@ -360,13 +404,52 @@ debug_callback_p = def_primitive(
 pe.effects_rules[debug_callback_p] = lambda effect, **p: frozenset({effect})
 
 
-def debug_print(fmt: str, *args: Any, ordered: bool = False, **kwargs: Any) -> None:
-    """Prints fmt.format(*args, **kwargs) with the runtime values (also under jit/vmap)."""
+class _FormatChecker(string.Formatter):
+    """Checks that fmt's fields resolve against the arguments (and that every argument is
+    used) without formatting any value — tracers have no value yet."""
+
+    def format_field(self, value, format_spec):
+        return ""
+
+    def check_unused_args(self, used_args, args, kwargs):
+        unused = [a for i, a in enumerate(args) if i not in used_args]
+        if unused:
+            raise ValueError(f"Unused positional arguments to `jax.debug.print`: {unused}")
+        unused_kw = [k for k in kwargs if k not in used_args]
+        if unused_kw:
+            raise ValueError(f"Unused keyword arguments to `jax.debug.print`: {unused_kw}. "
+                             "You may be passing an f-string (i.e, `f\"{x}\"`) into "
+                             "`jax.debug.print` and instead should pass in a regular string.")
+
+
+def debug_print(fmt: str | None = None, *args: Any, ordered: bool = False,
+                partitioned: bool = False, skip_format_check: bool = False, **kwargs: Any):
+    """Prints fmt.format(*args, **kwargs) with the runtime values (also under jit/vmap),
+    with NumPy's print options as they are at the call. As in JAX: the format is checked
+    at the call; when fmt does not start with a placeholder-bearing chunk the arguments
+    are appended after it; `debug.print(ordered=True)(fmt, ...)` is the two-call form."""
+    if fmt is None:
+        if args or kwargs:
+            raise TypeError("debug_print received unexpected arguments in the two-call form:"
+                            f" {args=} {kwargs=}")
+        return lambda f, *a, **k: debug_print(f, *a, ordered=ordered, partitioned=partitioned,
+                                              skip_format_check=skip_format_check, **k)
+    if not skip_format_check:
+        _FormatChecker().format(fmt, *args, **kwargs)
+    first = next(iter(string.Formatter().parse(fmt)), None) if fmt else None
+    placeholders = first is not None and first[1] is not None
+    options = np.get_printoptions()
 
     def _print(*a, **k):
-        print(fmt.format(*a, **k))
+        if placeholders:
+            with np.printoptions(**options):
+                msg = fmt.format(*a, **k)
+        else:
+            msg = " ".join((fmt, *(str(x) for x in a)))
+        sys.stdout.write(msg + "\n")
 
-    debug_callback(_print, *args, ordered=ordered, **kwargs)
+    debug_callback(_print, *args, ordered=ordered, partitioned=partitioned, **kwargs)
+    return None
 
 
 # ----------------------------------------------------------------------------------------
@@ -429,6 +512,8 @@ def _io_lower(ctx, *args, callback, result_avals, ordered):
 
 
 def _debug_lower(ctx, *args, callback, effect, partitioned):
+    if isinstance(callback, _DebugCallable):
+        callback = callback.strong()
     _emit_callback(ctx, args, callback, (), effect.ordered, True)
     return []
 
