@@ -6,9 +6,14 @@ import numpy as _np
 from didax._src import dtypes as _dtypes
 from didax._src.array import Array as ndarray
 from didax._src.numpy import array_creation as _ac
+from didax._src.numpy import indexing_ops as _io
 from didax._src.numpy import lax_numpy as _ln
+from didax._src.numpy import manipulation as _mp
+from didax._src.numpy import products as _pr
 from didax._src.numpy import reductions as _red
 from didax._src.numpy import scalar_types as _st
+from didax._src.numpy import sorting as _so
+from didax._src.numpy import statistics as _stats
 from didax._src.numpy import ufuncs as _uf
 from didax._src.numpy import ufuncs_math as _um
 from didax._src.numpy.indexing import argwhere as argwhere
@@ -58,11 +63,11 @@ def _export(module):
         if name.startswith("_"):
             continue
         obj = getattr(module, name)
-        if callable(obj) and getattr(obj, "__module__", "").startswith("didax._src.numpy"):
+        if callable(obj) and getattr(obj, "__module__", "") == module.__name__:
             g.setdefault(name, obj)
 
 
-for _m in (_uf, _um, _red, _ac, _ln):
+for _m in (_uf, _um, _red, _ac, _mp, _io, _pr, _so, _stats, _ln):
     _export(_m)
 del _m, _export
 

@@ -320,7 +320,7 @@ def _linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axi
     out_bshape = bshape[:axis] + [1] + bshape[axis:]
     div = num - 1 if endpoint else num
     if num > 1:
-        delta = lax.div(lax.sub(stop, start), convert(div, comp))
+        delta = lax.div(lax.sub(b_stop, b_start), convert(div, comp))
         real = dtypes.real_dtype(comp)
         iota_shape = [1] * len(out_bshape)
         iota_shape[axis] = div
@@ -333,7 +333,7 @@ def _linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axi
         if endpoint:
             out = shapes.concatenate([out, shapes.expand_dims(b_stop, (axis,))], axis)
     elif num == 1:
-        delta = to_array(np.nan) if endpoint else lax.sub(stop, start)
+        delta = to_array(np.nan) if endpoint else lax.sub(b_stop, b_start)
         delta = convert(delta, comp)
         out = shapes.reshape(b_start, tuple(out_bshape))
     else:
@@ -361,7 +361,7 @@ def logspace(start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis=0):
 
 
 def geomspace(start, stop, num=50, endpoint=True, dtype=None, axis=0):
-    from didax._src.numpy import ufuncs  # noqa: PLC0415
+    from didax._src.numpy import ufuncs, ufuncs_math  # noqa: PLC0415
 
     num = core.concrete_or_error(operator.index, num, "'num' argument of jnp.geomspace")
     dtype = canon_dtype(dtype, "geomspace")
@@ -372,8 +372,8 @@ def geomspace(start, stop, num=50, endpoint=True, dtype=None, axis=0):
     comp = dtypes.to_inexact_dtype(dtype)
     start, stop = convert(start, comp), convert(stop, comp)
     sign = ufuncs.sign(start)
-    res = ufuncs.multiply(sign, logspace(ufuncs.log10(ufuncs.multiply(start, sign)),
-                                         ufuncs.log10(ufuncs.multiply(stop, sign)), num,
+    res = ufuncs.multiply(sign, logspace(ufuncs_math.log10(ufuncs.multiply(start, sign)),
+                                         ufuncs_math.log10(ufuncs.multiply(stop, sign)), num,
                                          endpoint=endpoint, base=10.0, dtype=comp,
                                          axis=0))
     if axis != 0:

@@ -1,7 +1,7 @@
-"""Operators and methods of arrays: installs `+ - * / // % ** @`, comparisons, unary
-operators, indexing and NumPy-style methods (`.T`, `.sum()`, `.reshape()`, `.astype()`,
-`.at[...]`, ...) on both didax.Array and every Tracer, as JAX does, so traced values and
-concrete arrays behave alike.
+"""Operators and methods of arrays: installs `+ - * / // % ** @ divmod`, comparisons,
+unary operators, indexing and the NumPy-style methods JAX arrays have (`.T`, `.mT`,
+`.sum()`, `.reshape()`, `.astype()`, `.at[...]`, `.view()`, ...) on both didax.Array and
+every Tracer, as JAX does, so traced values and concrete arrays behave alike.
 
 May import core, array and the numpy implementation modules.
 """
@@ -10,10 +10,28 @@ from __future__ import annotations
 
 import numpy as np
 
-from didax._src import core
+from didax._src import core, dtypes
 from didax._src.array import Array
 from didax._src.core import Tracer
-from didax._src.numpy import indexing, lax_numpy, reductions, ufuncs, ufuncs_math
+from didax._src.lax import lax
+from didax._src.lax.bitcast import bitcast_convert_type
+from didax._src.numpy import (
+    array_creation,
+    indexing,
+    indexing_ops,
+    lax_numpy,
+    manipulation,
+    products,
+    reductions,
+    sorting,
+    ufuncs,
+    ufuncs_math,
+)
+
+
+def _accepts(x) -> bool:
+    return isinstance(x, (Array, Tracer, np.ndarray, np.generic, int, float, complex, bool,
+                          core.TypedScalar)) or hasattr(x, "__jax_array__")
 
 
 def _defer(fn):
@@ -34,20 +52,20 @@ def _rdefer(fn):
     return op
 
 
-def _accepts(x) -> bool:
-    return isinstance(x, (Array, Tracer, np.ndarray, np.generic, int, float, complex, bool,
-                          core.TypedScalar))
-
-
 _BINARY = {
     "add": ufuncs.add, "sub": ufuncs.subtract, "mul": ufuncs.multiply,
     "truediv": ufuncs.true_divide, "floordiv": ufuncs.floor_divide, "mod": ufuncs.remainder,
-    "pow": ufuncs.power, "matmul": lax_numpy.matmul, "and": ufuncs.bitwise_and,
+    "pow": ufuncs.power, "matmul": products.matmul, "and": ufuncs.bitwise_and,
     "or": ufuncs.bitwise_or, "xor": ufuncs.bitwise_xor, "lshift": ufuncs.left_shift,
     "rshift": ufuncs.right_shift, "divmod": ufuncs.divmod,
 }
 _COMPARE = {"eq": ufuncs.equal, "ne": ufuncs.not_equal, "lt": ufuncs.less,
             "le": ufuncs.less_equal, "gt": ufuncs.greater, "ge": ufuncs.greater_equal}
+
+
+def _round_op(self, ndigits=None):
+    out = lax_numpy.round(self, ndigits or 0)
+    return lax_numpy.astype(out, int) if ndigits is None else out
 
 
 def _install_operators(cls) -> None:
@@ -61,59 +79,136 @@ def _install_operators(cls) -> None:
     cls.__abs__ = lambda self: ufuncs.absolute(self)
     cls.__invert__ = lambda self: ufuncs.invert(self)
     cls.__getitem__ = lambda self, idx: indexing.getitem(self, idx)
-    cls.__round__ = lambda self, ndigits=None: lax_numpy.round(self, ndigits or 0)
+    cls.__round__ = _round_op
+
+
+# ----------------------------------------------------------------------------------------
+# Methods
+# ----------------------------------------------------------------------------------------
+
+
+def _reshape_method(self, *args, order="C", out_sharding=None, **kwargs):
+    if "shape" in kwargs:
+        shape = kwargs.pop("shape")
+    elif len(args) == 1 and not isinstance(args[0], (int, np.integer)):
+        shape = args[0]
+    else:
+        shape = args
+    if kwargs:
+        raise TypeError(f"reshape() got unexpected keyword arguments {sorted(kwargs)}")
+    return manipulation.reshape(self, shape, order=order)
+
+
+def _transpose_method(self, *axes):
+    if len(axes) == 1 and (axes[0] is None or isinstance(axes[0], (tuple, list))):
+        axes = axes[0]
+    return manipulation.transpose(self, axes or None)
+
+
+def _view(self, dtype=None, type=None):  # noqa: A002
+    if type is not None:
+        raise NotImplementedError("`type` argument of array.view() is not supported.")
+    if dtype is None:
+        return self
+    dtype = dtypes.check_and_canonicalize_user_dtype(dtype, "view")
+    old = self.dtype
+    if old == dtype:
+        return self
+    if old == np.bool_ or dtype == np.bool_:
+        x = self
+        if old == np.bool_:
+            x = lax.convert_element_type(x, np.uint8)
+        out = _view(x, np.uint8 if dtype == np.bool_ else dtype)
+        return lax.ne(out, np.uint8(0)) if dtype == np.bool_ else out
+    if np.ndim(self) == 0:
+        raise ValueError("view() of a 0-d array is only supported when the itemsize is "
+                         "unchanged.")
+    ratio = old.itemsize / dtype.itemsize
+    last = np.shape(self)[-1]
+    if ratio > 1:
+        out = bitcast_convert_type(self, dtype)
+        return manipulation.reshape(out, (*np.shape(self)[:-1], int(last * ratio)))
+    k = int(round(1 / ratio))
+    if last % k:
+        raise ValueError("When changing to a larger dtype, its size must be a divisor of "
+                         "the total size in bytes of the last axis of the array.")
+    x = manipulation.reshape(self, (*np.shape(self)[:-1], last // k, k))
+    return bitcast_convert_type(x, dtype)
+
+
+def _item(self, *args):
+    if isinstance(self, Tracer):
+        return core.concrete_or_error(None, self, "The item() method was called on a "
+                                      "traced array").item(*args)
+    return self._value.item(*args)
+
+
+def _flat(self):
+    raise NotImplementedError("JAX Arrays do not implement the arr.flat property: consider "
+                              "arr.flatten() instead.")
+
+
+def _flatten(self, order="C"):
+    return manipulation.ravel(self, order)
+
+
+def _copy(self):
+    return array_creation.array(self, copy=True)
+
+
+def _clip(self, min=None, max=None):  # noqa: A002
+    return lax_numpy.clip(self, min, max)
+
+
+def _searchsorted(self, v, side="left", sorter=None, *, method="scan"):
+    return sorting.searchsorted(self, v, side, sorter, method=method)
+
+
+def _tobytes(self, order="C"):
+    return np.asarray(self).tobytes(order)
+
+
+_METHODS = {
+    "all": reductions.all, "any": reductions.any, "argmax": reductions.argmax,
+    "argmin": reductions.argmin, "argpartition": sorting.argpartition,
+    "argsort": sorting.argsort, "astype": lax_numpy.astype, "choose": indexing_ops.choose,
+    "compress": lambda self, condition, axis=None, **kw: indexing_ops.compress(
+        condition, self, axis, **kw),
+    "conj": ufuncs_math.conjugate, "conjugate": ufuncs_math.conjugate,
+    "cumprod": reductions.cumprod, "cumsum": reductions.cumsum,
+    "diagonal": products.diagonal, "dot": products.dot, "max": reductions.max,
+    "mean": reductions.mean, "min": reductions.min, "prod": reductions.prod,
+    "ptp": reductions.ptp, "ravel": manipulation.ravel, "repeat": manipulation.repeat,
+    "round": lax_numpy.round, "sort": sorting.sort, "squeeze": manipulation.squeeze,
+    "std": reductions.std, "sum": reductions.sum, "swapaxes": manipulation.swapaxes,
+    "take": indexing_ops.take, "trace": products.trace, "var": reductions.var,
+    "flatten": _flatten, "copy": _copy, "clip": _clip, "searchsorted": _searchsorted,
+    "view": _view, "item": _item, "tobytes": _tobytes,
+}
 
 
 def _method(fn):
     def m(self, *args, **kwargs):
         return fn(self, *args, **kwargs)
-    m.__name__ = fn.__name__
+    m.__name__ = getattr(fn, "__name__", "method")
     return m
-
-
-def _reshape_method(self, *args, order="C", **kwargs):
-    if len(args) == 1 and not isinstance(args[0], int):
-        shape = args[0]
-    elif "shape" in kwargs:
-        shape = kwargs.pop("shape")
-    else:
-        shape = args
-    return lax_numpy.reshape(self, shape, order=order)
-
-
-def _transpose_method(self, *axes):
-    if len(axes) == 1 and isinstance(axes[0], (tuple, list)):
-        axes = tuple(axes[0])
-    return lax_numpy.transpose(self, axes or None)
-
-
-_METHODS = {
-    "sum": reductions.sum, "prod": reductions.prod, "max": reductions.max,
-    "min": reductions.min, "mean": reductions.mean, "var": reductions.var,
-    "std": reductions.std, "all": reductions.all, "any": reductions.any,
-    "argmax": reductions.argmax, "argmin": reductions.argmin, "cumsum": reductions.cumsum,
-    "cumprod": reductions.cumprod, "ptp": reductions.ptp, "ravel": lax_numpy.ravel,
-    "flatten": lax_numpy.ravel, "squeeze": lax_numpy.squeeze, "swapaxes": lax_numpy.swapaxes,
-    "astype": lax_numpy.astype, "clip": lax_numpy.clip, "round": lax_numpy.round,
-    "dot": lax_numpy.dot, "trace": lax_numpy.trace, "diagonal": lax_numpy.diagonal,
-    "sort": lax_numpy.sort, "argsort": lax_numpy.argsort, "repeat": lax_numpy.repeat,
-    "conj": ufuncs_math.conjugate, "conjugate": ufuncs_math.conjugate,
-}
 
 
 def _install_methods(cls) -> None:
     for name, fn in _METHODS.items():
+        if name == "item" and cls is Array:
+            continue
         setattr(cls, name, _method(fn))
     cls.reshape = _reshape_method
     cls.transpose = _transpose_method
-    cls.T = property(lambda self: lax_numpy.transpose(self))
-    cls.mT = property(lambda self: lax_numpy.matrix_transpose(self))
+    cls.T = property(lambda self: manipulation.transpose(self))
+    cls.mT = property(lambda self: manipulation.matrix_transpose(self))
     cls.real = property(lambda self: ufuncs_math.real(self))
     cls.imag = property(lambda self: ufuncs_math.imag(self))
+    cls.flat = property(_flat)
     cls.at = property(lambda self: indexing.IndexUpdateHelper(self))
     cls.nonzero = lambda self, *, size=None, fill_value=None: indexing.nonzero(
         self, size=size, fill_value=fill_value)
-    cls.__matmul__ = _defer(lax_numpy.matmul)
 
 
 for _cls in (Array, Tracer):

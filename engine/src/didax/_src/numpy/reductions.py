@@ -21,8 +21,10 @@ from didax._src.numpy.util import (
     broadcast_to,
     canonicalize_axes,
     canonicalize_axis,
+    convert,
     dtype_of,
     ensure_arraylike,
+    full,
     jit_like_jax,
     promote_dtypes_inexact,
     promote_dtypes_numeric,
@@ -128,7 +130,7 @@ def _reduction(a, name, op, init, *, has_identity=True, preproc=None, axis=None,
         a = where3(where, a, init_val)
     res = _LAX_REDUCERS[op](a, dims) if dims else a
     if initial is not None:
-        init_arr = lax.convert_element_type(initial, result_dtype)
+        init_arr = convert(initial, result_dtype)
         if np.shape(init_arr) != ():
             raise ValueError("initial value must be a scalar. Got array of shape "
                              f"{np.shape(init_arr)}")
@@ -227,10 +229,12 @@ reduce_logical_xor = _bitwise_reduction("reduce_logical_xor", "xor", lambda a: F
 
 def _count(a, axis, keepdims, where, dt):
     if where is None:
-        dims = canonicalize_axes(axis, np.ndim(a))
+        shape = np.shape(a)
+        dims = range(len(shape)) if axis is None else \
+            (axis if isinstance(axis, (tuple, list)) else (axis,))
         n = 1
         for d in dims:
-            n *= np.shape(a)[d]
+            n *= shape[d]  # a bad axis raises IndexError here, as in JAX
         return core.typed_scalar(n, dt)
     return sum(broadcast_to(where, np.shape(a)), axis, dtype=dt, keepdims=keepdims)
 
@@ -337,7 +341,7 @@ def average(a, axis=None, weights=None, returned=False, keepdims=False):
         n = 1
         for d in dims:
             n *= np.shape(a)[d]
-        wsum = lax.full((), n, dtype_of(avg))
+        wsum = full((), n, dtype_of(avg))
     else:
         a, weights = promote_dtypes_inexact(a, ensure_arraylike("average", weights))
         if np.shape(a) != np.shape(weights):
@@ -387,6 +391,10 @@ def _arg(name, prim_fn):
         a = ensure_arraylike(name, a)
         axis = _static_axis(axis, name)
         shape = np.shape(a)
+        if dtypes.is_complex(dtype_of(a)):
+            raise TypeError(f"{name} does not accept dtype {dtype_of(a)}.")
+        if axis is not None and shape[axis] == 0:  # IndexError for a bad axis, as in JAX
+            raise ValueError(f"attempt to get {name} of an empty sequence")
         if axis is None:
             flat = shapes.reshape(a, (int(np.prod(shape, dtype=np.int64)),))
             ax, dims = 0, tuple(range(len(shape)))

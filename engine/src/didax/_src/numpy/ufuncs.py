@@ -18,8 +18,10 @@ from didax._src.lax import lax
 from didax._src.numpy.util import (
     _jax_array_protocol,
     check_arraylike,
+    const_like,
     dtype_of,
     ensure_arraylike,
+    full_like,
     jit_like_jax,
     promote_args,
     promote_args_inexact,
@@ -27,13 +29,14 @@ from didax._src.numpy.util import (
     promote_dtypes_numeric,
     promote_shapes,
     to_array,
+    weak_const,
     where3,
     zero,
 )
 
 
 def _one(x):
-    return core.typed_scalar(1, dtype_of(x))
+    return const_like(x, 1)
 
 
 def _binary(lax_fn, name, promote=promote_args):
@@ -67,10 +70,25 @@ bitwise_or = _binary(lax.bitwise_or, "bitwise_or")
 bitwise_xor = _binary(lax.bitwise_xor, "bitwise_xor")
 equal = _binary(lax.eq, "equal")
 not_equal = _binary(lax.ne, "not_equal")
-less = _binary(lax.lt, "less")
-less_equal = _binary(lax.le, "less_equal")
-greater = _binary(lax.gt, "greater")
-greater_equal = _binary(lax.ge, "greater_equal")
+
+
+def _ordered(lax_fn, name):
+    """Ordered comparisons; complex numbers compare lexicographically (real, then imag)."""
+    def f(x1, x2, /):
+        x1, x2 = promote_args(name, x1, x2)
+        if dtypes.is_complex(dtype_of(x1)):
+            re_eq = lax.eq(lax.real(x1), lax.real(x2))
+            return lax.select(re_eq, lax_fn(lax.imag(x1), lax.imag(x2)),
+                              lax_fn(lax.real(x1), lax.real(x2)))
+        return lax_fn(x1, x2)
+    f.__name__ = f.__qualname__ = name
+    return f
+
+
+less = _ordered(lax.lt, "less")
+less_equal = _ordered(lax.le, "less_equal")
+greater = _ordered(lax.gt, "greater")
+greater_equal = _ordered(lax.ge, "greater_equal")
 
 
 def _to_bool(x):
@@ -184,7 +202,7 @@ def floor_divide(x1, x2, /):
         q = lax.div(x1, x2)
         fix = lax.bitwise_and(lax.ne(lax.sign(x1), lax.sign(x2)),
                               lax.ne(lax.rem(x1, x2), zero(x1)))
-        return where3(fix, lax.sub(q, _one(q)), q)
+        return where3(fix, lax.sub(q, weak_const(q, 1)), q)
     if dtypes.is_complex(dt):
         raise TypeError("floor_divide does not support complex-valued inputs")
     return _float_divmod(x1, x2)[0]
@@ -197,13 +215,13 @@ def _float_divmod(x1, x2):
     div = lax.div(corrected, x2)
     fix = lax.bitwise_and(lax.ne(mod, zero(mod)), lax.ne(lax.sign(x2), lax.sign(mod)))
     mod = lax.select(fix, lax.add(mod, x2), mod)
-    div = lax.select(fix, lax.sub(div, _one(div)), div)
+    div = lax.select(fix, lax.sub(div, weak_const(div, 1)), div)
     return lax.round(div), mod
 
 
 def _nonzero_divisor(x2):
     """Integer divisors of 0 replaced by 1 (so x % 0 is 0, as JAX's remainder gives)."""
-    return where3(lax.eq(x2, zero(x2)), lax.full_like(x2, 1), x2)
+    return where3(lax.eq(x2, zero(x2)), full_like(x2, 1), x2)
 
 
 @jit_like_jax("remainder")
@@ -212,7 +230,7 @@ def remainder(x1, x2, /):
     if dtypes.is_int(dtype_of(x2)):
         x2 = _nonzero_divisor(x2)
     mod = lax.rem(x1, x2)
-    z = zero(mod)
+    z = core.typed_scalar(0, dtype_of(mod))
     fix = lax.bitwise_and(lax.ne(lax.lt(mod, z), lax.lt(x2, zero(x2))), lax.ne(mod, z))
     return lax.select(fix, lax.add(mod, x2), mod)
 
@@ -269,7 +287,6 @@ def _integer_pow(x, k):
     return lax.integer_pow(x, k)
 
 
-@jit_like_jax("_power")
 def _power(x1, x2):
     x1, x2 = promote_shapes("power", x1, x2)
     p1, p2 = promote_dtypes_numeric(x1, x2)
@@ -305,43 +322,43 @@ def float_power(x1, x2, /):
 @jit_like_jax("fmax")
 def fmax(x1, x2):
     x1, x2 = promote_args("fmax", x1, x2)
-    keep = lax.bitwise_or(lax.gt(x1, x2), lax.ne(x2, x2))
+    keep = lax.bitwise_or(greater(x1, x2), lax.ne(x2, x2))
     return where3(keep, x1, x2)
 
 
 @jit_like_jax("fmin")
 def fmin(x1, x2):
     x1, x2 = promote_args("fmin", x1, x2)
-    keep = lax.bitwise_or(lax.lt(x1, x2), lax.ne(x2, x2))
+    keep = lax.bitwise_or(less(x1, x2), lax.ne(x2, x2))
     return where3(keep, x1, x2)
 
 
 def _check_integers(name, *args):
     for a in args:
-        if not dtypes.is_int(dtype_of(a)) and dtype_of(a) != np.bool_:
+        if not dtypes.is_int(dtype_of(a)):
             raise ValueError(f"Arguments to jax.numpy.{name} must be integers.")
 
 
 @jit_like_jax("gcd")
 def gcd(x1, x2):
-    x1, x2 = promote_args_numeric("gcd", x1, x2)
+    x1, x2 = promote_args("gcd", x1, x2)
     _check_integers("gcd", x1, x2)
     a, b = lax.abs(x1), lax.abs(x2)
     bits = dtype_of(a).itemsize * 8
     # Euclid's algorithm unrolled to its worst case (consecutive Fibonacci numbers).
     for _ in range(3 * bits // 2 + 2):
         nz = lax.ne(b, zero(b))
-        safe_b = where3(nz, b, lax.full_like(b, 1))
+        safe_b = where3(nz, b, full_like(b, 1))
         a, b = where3(nz, b, a), where3(nz, lax.rem(a, safe_b), b)
     return a
 
 
 @jit_like_jax("lcm")
 def lcm(x1, x2):
-    x1, x2 = promote_args_numeric("lcm", x1, x2)
+    x1, x2 = promote_args("lcm", x1, x2)
     _check_integers("lcm", x1, x2)
     a, b = lax.abs(x1), lax.abs(x2)
     d = gcd(a, b)
     zero_d = lax.eq(d, zero(d))
-    safe_d = where3(zero_d, lax.full_like(d, 1), d)
+    safe_d = where3(zero_d, full_like(d, 1), d)
     return where3(zero_d, zero(d), lax.mul(a, floor_divide(b, safe_d)))

@@ -11,16 +11,22 @@ from __future__ import annotations
 import numpy as np
 
 from didax._src import core, dtypes
+from didax._src.custom_derivatives import custom_jvp
 from didax._src.lax import lax
 from didax._src.lax.bitcast import bitcast_convert_type
 from didax._src.numpy.ufuncs import maximum, minimum
 from didax._src.numpy.util import (
+    const_like,
     dtype_of,
     ensure_arraylike,
+    full_like,
     jit_like_jax,
     promote_args,
     promote_args_inexact,
     promote_dtypes_inexact,
+    promote_shapes,
+    to_array,
+    weak_const,
     where3,
     zero,
 )
@@ -28,6 +34,11 @@ from didax._src.numpy.util import (
 
 def _const(x, val):
     """A scalar constant of x's dtype (a literal when staged)."""
+    return const_like(x, val)
+
+
+def _strong(x, val):
+    """A non-weak scalar constant of x's dtype (JAX's `_constant_like`)."""
     return core.typed_scalar(val, dtype_of(x))
 
 
@@ -66,9 +77,9 @@ def log2(x, /):
     (x,) = promote_args_inexact("log2", x)
     if dtypes.is_complex(dtype_of(x)):
         r = lax.log(x)
-        ln2 = lax.log(_const(lax.real(r), 2))
+        ln2 = lax.log(_strong(lax.real(r), 2))
         return lax.complex(lax.div(lax.real(r), ln2), lax.div(lax.imag(r), ln2))
-    return lax.div(lax.log(x), lax.log(_const(x, 2)))
+    return lax.div(lax.log(x), lax.log(_strong(x, 2)))
 
 
 def log10(x, /):
@@ -147,7 +158,7 @@ def real(x, /):
 
 def imag(x, /):
     x = ensure_arraylike("imag", x)
-    return lax.imag(x) if dtypes.is_complex(dtype_of(x)) else lax.full_like(x, 0)
+    return lax.imag(x) if dtypes.is_complex(dtype_of(x)) else to_array(full_like(x, 0))
 
 
 def conjugate(x, /):
@@ -162,8 +173,10 @@ conj = conjugate
 def angle(z, deg: bool = False):
     z = ensure_arraylike("angle", z)
     re, im = real(z), imag(z)
-    if not dtypes.is_inexact(dtype_of(re)):
-        (re, im) = promote_dtypes_inexact(re, im)
+    if not dtypes.is_inexact(dtype_of(re)) or (dtypes.is_float(dtype_of(z)) and
+                                                np.ndim(z) == 0):
+        dt = dtypes.default_float_dtype()
+        re, im = lax.convert_element_type(re, dt), lax.convert_element_type(im, dt)
     out = lax.atan2(im, re)
     return rad2deg(out) if deg else out
 
@@ -192,7 +205,7 @@ def isfinite(x, /):
         return lax.is_finite(x)
     if dtypes.is_complex(dt):
         return lax.bitwise_and(lax.is_finite(lax.real(x)), lax.is_finite(lax.imag(x)))
-    return lax.full_like(x, True, np.bool_)
+    return full_like(x, True, np.bool_)
 
 
 @jit_like_jax("isinf")
@@ -205,7 +218,7 @@ def isinf(x, /):
         re, im = lax.real(x), lax.imag(x)
         return lax.bitwise_or(lax.eq(lax.abs(re), _const(re, np.inf)),
                               lax.eq(lax.abs(im), _const(im, np.inf)))
-    return lax.full_like(x, False, np.bool_)
+    return full_like(x, False, np.bool_)
 
 
 def isnan(x, /):
@@ -220,7 +233,7 @@ def _isposneginf(x, val, name):
         return lax.eq(x, _const(x, val))
     if dtypes.is_complex(dt):
         raise ValueError("isposinf/isneginf are not well defined for complex types")
-    return lax.full_like(x, False, np.bool_)
+    return full_like(x, False, np.bool_)
 
 
 def isposinf(x, /, out=None):
@@ -241,7 +254,7 @@ def signbit(x, /):
     if dtypes.is_int(dt):
         return lax.lt(x, zero(x))
     if dt == np.bool_:
-        return lax.full_like(x, False, np.bool_)
+        return full_like(x, False, np.bool_)
     if not dtypes.is_float(dt):
         raise ValueError(f"jax.numpy.signbit is not well defined for {dt}")
     info = dtypes.finfo(dt)
@@ -268,25 +281,76 @@ def copysign(x1, x2, /):
 
 
 def logaddexp(x1, x2, /):
-    """log(exp(x1) + exp(x2)) without overflow. (JAX defines its derivative with
-    custom_jvp; this composition has the same values and first derivatives — it moves
-    to custom_jvp when didax has it.)"""
     x1, x2 = promote_args_inexact("logaddexp", x1, x2)
-    return _logaddexp(x1, x2, lax.exp, None)
-
-
-def _logaddexp(x1, x2, exp_fn, scale):
-    amax = lax.max(x1, x2)
-    delta = lax.sub(x1, x2)
-    soft = lax.log1p(exp_fn(lax.neg(lax.abs(delta))))
-    if scale is not None:
-        soft = lax.mul(soft, _const(soft, scale))
-    return lax.select(lax.ne(delta, delta), lax.add(x1, x2), lax.add(amax, soft))
+    return _logaddexp(x1, x2)
 
 
 def logaddexp2(x1, x2, /):
     x1, x2 = promote_args_inexact("logaddexp2", x1, x2)
-    return _logaddexp(x1, x2, lax.exp2, 1 / np.log(2))
+    return _logaddexp2(x1, x2)
+
+
+def _wrap_between(x, a):
+    """x wrapped into (-a, a]."""
+    two_a = _const(x, 2 * a)
+    rem = lax.rem(lax.add(x, _const(x, a)), two_a)
+    rem = lax.select(lax.lt(rem, zero(rem)), lax.add(rem, two_a), rem)
+    return lax.sub(rem, _const(rem, a))
+
+
+def _soft_max(x1, x2, exp_fn, scale):
+    """log_b(b**x1 + b**x2) for base e (scale None) or 2 (scale 1/ln 2)."""
+    amax = lax.max(x1, x2)
+
+    def scaled(v):
+        return v if scale is None else lax.mul(_const(v, scale), v)
+    if dtypes.is_complex(dtype_of(x1)):
+        delta = lax.sub(lax.add(x1, x2), lax.mul(amax, _const(amax, 2)))
+        out = lax.add(amax, scaled(lax.log1p(exp_fn(delta))))
+        period = np.pi if scale is None else np.pi / np.log(2)
+        return lax.complex(lax.real(out), _wrap_between(lax.imag(out), period))
+    delta = lax.sub(x1, x2)
+    soft = scaled(lax.log1p(exp_fn(lax.neg(lax.abs(delta)))))
+    return lax.select(lax.ne(delta, delta), lax.add(x1, x2), lax.add(amax, soft))
+
+
+def _replace_inf(x):
+    re = lax.real(x) if dtypes.is_complex(dtype_of(x)) else x
+    return lax.select(lax.eq(re, _const(re, np.inf)), full_like(x, 0), x)
+
+
+@custom_jvp
+def _logaddexp(x1, x2):
+    return _soft_max(x1, x2, lax.exp, None)
+
+
+@_logaddexp.defjvp
+def _logaddexp_jvp(primals, tangents):
+    x1, x2 = primals
+    t1, t2 = tangents
+    out = _logaddexp(x1, x2)
+    w1 = lax.exp(lax.sub(_replace_inf(x1), _replace_inf(out)))
+    w2 = lax.exp(lax.sub(_replace_inf(x2), _replace_inf(out)))
+    return out, lax.add(lax.mul(t1, w1), lax.mul(t2, w2))
+
+
+@custom_jvp
+def _logaddexp2(x1, x2):
+    return _soft_max(x1, x2, lax.exp2, 1 / np.log(2))
+
+
+@_logaddexp2.defjvp
+def _logaddexp2_jvp(primals, tangents):
+    x1, x2 = primals
+    t1, t2 = tangents
+    out = _logaddexp2(x1, x2)
+    w1 = lax.exp2(lax.sub(_replace_inf(x1), _replace_inf(out)))
+    w2 = lax.exp2(lax.sub(_replace_inf(x2), _replace_inf(out)))
+    return out, lax.add(lax.mul(t1, w1), lax.mul(t2, w2))
+
+
+_logaddexp.__name__ = "logaddexp"
+_logaddexp2.__name__ = "logaddexp2"
 
 
 @jit_like_jax("hypot")
@@ -299,8 +363,8 @@ def hypot(x1, x2, /):
     any_inf = lax.bitwise_or(isposinf(x1), isposinf(x2))
     big, small = maximum(x1, x2), minimum(x1, x2)
     is0 = lax.eq(big, zero(big))
-    ratio = lax.div(small, where3(is0, lax.full_like(big, 1), big))
-    out = where3(is0, big, lax.mul(big, lax.sqrt(lax.add(_const(big, 1),
+    ratio = lax.div(small, where3(lax.eq(big, zero(big)), full_like(big, 1), big))
+    out = where3(is0, big, lax.mul(big, lax.sqrt(lax.add(weak_const(big, 1),
                                                          lax.square(ratio)))))
     return where3(any_inf, _const(out, np.inf), out)
 
@@ -316,15 +380,30 @@ def heaviside(x1, x2, /):
 
 @jit_like_jax("sinc")
 def sinc(x, /):
-    """sin(pi x) / (pi x), 1 at 0. (JAX gives every derivative order at 0 via custom_jvp;
-    this composition gives the first — it moves to custom_jvp when didax has it.)"""
     x = ensure_arraylike("sinc", x)
     (x,) = promote_dtypes_inexact(x)
     is0 = lax.eq(x, zero(x))
     pix = lax.mul(_const(x, np.pi), x)
     safe = where3(is0, _const(x, 1), pix)
-    return where3(is0, lax.add(lax.mul(pix, zero(x)), _const(x, 1)),
-                  lax.div(lax.sin(safe), safe))
+    return where3(is0, _sinc_maclaurin(0, pix), lax.div(lax.sin(safe), safe))
+
+
+def _sinc_maclaurin_impl(k, x):
+    """The k-th derivative of sin(x)/x at 0, shaped like x (its JVP gives order k+1, so
+    sinc is differentiable to every order at 0, as in JAX)."""
+    base = lax.mul(x, zero(x))
+    if k % 2:
+        return base
+    return lax.add(base, _const(x, (-1) ** (k // 2) / (k + 1)))
+
+
+_sinc_maclaurin = custom_jvp(_sinc_maclaurin_impl, nondiff_argnums=(0,))
+
+
+@_sinc_maclaurin.defjvp
+def _sinc_maclaurin_jvp(k, primals, tangents):
+    (x,), (t,) = primals, tangents
+    return _sinc_maclaurin(k, x), lax.mul(_sinc_maclaurin(k + 1, x), t)
 
 
 @jit_like_jax("modf")
@@ -381,7 +460,7 @@ def ldexp(x1, x2, /):
     if dtypes.is_complex(dtype_of(x1)) or dtypes.is_inexact(dtype_of(x2)):
         raise ValueError(f"ldexp not supported for input types {(dtype_of(x1), dtype_of(x2))}")
     (x1,) = promote_args_inexact("ldexp", x1)
-    x2 = lax.convert_element_type(x2, np.int32)
+    x1, x2 = promote_shapes("ldexp", x1, lax.convert_element_type(x2, np.int32))
     m, e = frexp(x1)
     out = _times_pow2(m, lax.add(e, x2))
     return where3(lax.bitwise_or(isinf(x1), lax.eq(x1, zero(x1))), x1, out)
@@ -395,10 +474,10 @@ def spacing(x, /):
         raise ValueError("jnp.spacing is not defined for complex inputs.")
     inf = _const(x, np.inf)
     if dt == np.float16:
-        return lax.sub(lax.nextafter(x, lax.full_like(x, np.inf)), x)
+        return lax.sub(lax.nextafter(x, full_like(x, np.inf)), x)
     out = lax.sub(lax.nextafter(x, copysign(inf, x)), x)
     tiny = float(dtypes.finfo(dt).smallest_subnormal)
-    return where3(lax.eq(out, zero(out)), copysign(_const(x, tiny), x), out)
+    return where3(lax.eq(out, zero(out)), copysign(_strong(x, tiny), x), out)
 
 
 def i0(x):
@@ -418,7 +497,7 @@ def i0(x):
 def _i0_series(ax):
     """sum_k (x^2/4)^k / (k!)^2; 60 terms reach float64 precision for |x| <= 30."""
     q = lax.mul(lax.square(ax), _const(ax, 0.25))
-    term = lax.full_like(ax, 1)
+    term = full_like(ax, 1)
     total = term
     for k in range(1, 60):
         term = lax.mul(term, lax.div(q, _const(q, float(k * k))))
@@ -429,7 +508,7 @@ def _i0_series(ax):
 def _i0_asymptotic(ax):
     """exp(x) / sqrt(2 pi x) * sum_k prod_j (2j-1)^2 / (8 j x), for x >= 30."""
     inv = lax.div(_const(ax, 1.0), lax.mul(ax, _const(ax, 8.0)))
-    term = lax.full_like(ax, 1)
+    term = full_like(ax, 1)
     total = term
     for k in range(1, 14):
         term = lax.mul(term, lax.mul(inv, _const(ax, float((2 * k - 1) ** 2) / k)))

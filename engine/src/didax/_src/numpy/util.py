@@ -106,9 +106,38 @@ def dtype_of(x) -> np.dtype:
     return core.get_aval(x).dtype
 
 
+def const_like(x, val):
+    """A scalar val of x's dtype (a literal when staged): weak when x is a weak scalar, as
+    JAX's `lax._const` makes it, so constants do not strengthen weak results."""
+    aval = core.get_aval(x)
+    return core.typed_scalar(val, aval.dtype, aval.weak_type and not aval.shape)
+
+
+def full(shape, val, dtype, weak_type: bool = False):
+    """An Array (or staged broadcast) of shape filled with val."""
+    fill = core.typed_scalar(val, dtype, weak_type) if not isinstance(val, (Array, Tracer)) \
+        else convert(val, dtype, weak_type)
+    shape = tuple(shape)
+    return to_array(fill) if not shape else shapes.broadcast_in_dim(fill, shape, ())
+
+
+def full_like(x, val, dtype=None, shape=None):
+    """JAX's lax.full_like: x's shape and dtype, weakly typed when x is and no dtype is
+    given."""
+    aval = core.get_aval(x)
+    weak = dtype is None and aval.weak_type
+    dt = aval.dtype if dtype is None else dtypes.canonicalize_dtype(np.dtype(dtype))
+    return full(aval.shape if shape is None else shape, val, dt, weak)
+
+
+def weak_const(x, val):
+    """val as a weakly typed scalar of x's dtype: what a Python literal in `x - 1` is."""
+    return core.typed_scalar(val, dtype_of(x), True)
+
+
 def zero(x):
     """A scalar 0 of x's dtype (a literal when staged)."""
-    return core.typed_scalar(0, dtype_of(x))
+    return const_like(x, 0)
 
 
 def scalar(val, dtype):
