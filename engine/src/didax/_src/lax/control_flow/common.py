@@ -205,20 +205,38 @@ def closed_call(closed: ClosedJaxpr, *args) -> list:
 _memo: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
+_MISSING = object()
+
+
+class _Self:
+    """Stands for the memo's own (weakly held) jaxpr inside a key: a strong reference to
+    it from its own table would keep it alive forever."""
+
+    __slots__ = ()
+
+
+_SELF = _Self()
+
+
+def _strip(key, closed):
+    if key is closed:
+        return _SELF
+    if type(key) is tuple:
+        return tuple(_strip(k, closed) for k in key)
+    return key
+
+
 def memoized(kind: str, closed: ClosedJaxpr, key, make: Callable):
     """make(), cached on (closed, kind, key) while closed is alive."""
+    key = _strip(key, closed)
     try:
         table = _memo.setdefault(closed, {})
-    except TypeError:
+        out = table.get((kind, key), _MISSING)
+    except TypeError:  # not weakly referenceable, or an unhashable key
         return make()
-    k = (kind, key)
-    try:
-        return table[k]
-    except KeyError:
-        out = table[k] = make()
-        return out
-    except TypeError:  # unhashable key
-        return make()
+    if out is _MISSING:
+        out = table[(kind, key)] = make()
+    return out
 
 
 # ----------------------------------------------------------------------------------------
