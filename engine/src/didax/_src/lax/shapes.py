@@ -14,6 +14,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from didax._src import core, dtypes
+from didax._src.array import Array
 from didax._src.core import ShapedArray, Tracer
 from didax._src.interpreters import ad, batching
 from didax._src.interpreters.ad import Zero
@@ -190,7 +191,19 @@ def zeros_like_array(x):
     return full_like(x, 0)
 
 
-ad.zeros_like_aval_impl = lambda aval: full(aval.shape, 0, aval.dtype)
+def _zeros_like_aval(aval):
+    """Zeros of aval's type, weak type included (a zero cotangent for a Python-scalar input
+    is weakly typed in JAX)."""
+    if not aval.weak_type:
+        return full(aval.shape, 0, aval.dtype)
+    zero = Array(np.zeros((), aval.dtype), ShapedArray((), aval.dtype, True))
+    if not aval.shape:
+        return zero
+    return broadcast_in_dim_p.bind(zero, shape=aval.shape, broadcast_dimensions=(),
+                                   sharding=None)
+
+
+ad.zeros_like_aval_impl = _zeros_like_aval
 
 # ----------------------------------------------------------------------------------------
 # reshape / squeeze / transpose / rev
