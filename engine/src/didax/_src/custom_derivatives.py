@@ -597,8 +597,7 @@ custom_lin_p = def_primitive(
     impl=None, eager_impl=_custom_lin_impl,
     jvp=unsupported("custom_lin is already linear; it only appears inside linearized jaxprs"),
     transpose=_custom_lin_transpose,
-    batch=unsupported("custom_lin only appears in linear jaxprs, which are transposed "
-                      "rather than batched"),
+    batch=lambda axis_data, vals, dims, **params: _custom_lin_impl(*vals, **params),
     lower=unsupported("can't apply forward-mode autodiff (jvp) to a custom_vjp function"),
     multiple_results=True, pp_params=_custom_lin_pp)
 
