@@ -23,6 +23,9 @@ from didax._src.api_util import ShapeDtypeStruct as ShapeDtypeStruct
 from didax._src.array import Array as Array
 from didax._src.pjit import effects_barrier as effects_barrier
 from didax._src.pjit import jit as jit
+from didax._src.pmap import device_count as device_count
+from didax._src.pmap import local_device_count as local_device_count
+from didax._src.pmap import local_devices as local_devices
 from didax._src.pmap import pmap as pmap
 from didax._src.callback import pure_callback as pure_callback
 from didax._src.config import config as config

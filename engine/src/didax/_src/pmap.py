@@ -442,6 +442,20 @@ def _gather(buf, aval, d: int | None) -> Array:
 # ----------------------------------------------------------------------------------------
 
 
+def device_count(backend=None) -> int:
+    """The number of devices (CPU: 1, or --xla_force_host_platform_device_count)."""
+    return len(xla_backend.devices())
+
+
+def local_device_count(backend=None) -> int:
+    return len(xla_backend.devices())
+
+
+def local_devices(process_index=None, backend=None, host_id=None) -> list:
+    return xla_backend.devices()
+
+
+
 def pmap(fun: Callable, axis_name=None, *, in_axes=0, out_axes=0,
          static_broadcasted_argnums: int | Sequence[int] = (), devices=None, backend=None,
          axis_size: int | None = None, donate_argnums=(), global_arg_shapes=None):
