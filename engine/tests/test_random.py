@@ -255,6 +255,35 @@ def test_samplers(f):
     assert_same(f)
 
 
+# Rejection sampling in nested while loops: slow to compile, so a few representative cases.
+GAMMA_CASES = {
+    "gamma": lambda m, n: m.random.gamma(K(m, 4), 2.0, (5,)),
+    "gamma alphas": lambda m, n: m.random.gamma(K(m, 4), n.asarray([0.3, 1.0, 3.0, 10.0])),
+    "gamma float16": lambda m, n: m.random.gamma(K(m, 4), 2.0, (5,), n.float16),
+    "loggamma": lambda m, n: m.random.loggamma(L(m, 4), n.asarray([0.01, 0.5, 4.0])),
+    "beta": lambda m, n: m.random.beta(K(m, 4), 2.0, 3.0, (4,)),
+    "chisquare": lambda m, n: m.random.chisquare(K(m, 4), 3.0, (4,)),
+    "f": lambda m, n: m.random.f(K(m, 4), 3.0, 5.0, (4,)),
+    "t": lambda m, n: m.random.t(K(m, 4), 4.0, (4,)),
+    "generalized_normal": lambda m, n: m.random.generalized_normal(K(m, 4), 1.5, (4,)),
+    "ball": lambda m, n: m.random.ball(K(m, 4), 3, 2.0, (2,)),
+    "vmap gamma": lambda m, n: m.vmap(lambda k: m.random.gamma(k, 2.0, (3,)))(
+        m.random.split(K(m, 4), 3)),
+    "vmap gamma alphas": lambda m, n: m.vmap(lambda a: m.random.gamma(K(m, 4), a, (3,)))(
+        n.asarray([0.5, 2.0])),
+}
+
+
+@_cases(GAMMA_CASES)
+def test_gamma_family(f):
+    assert_same(f)
+
+
+def test_gamma_x64():
+    assert_same(lambda m, n: (m.random.gamma(K(m, 4), 2.0, (5,)),
+                              m.random.beta(K(m, 4), 0.5, 0.5, (3,))), x64=True)
+
+
 X64_CASES = {
     "bits": lambda m, n: m.random.bits(K(m), (5,)),
     "bits uint8": lambda m, n: m.random.bits(K(m), (5,), n.uint8),
@@ -430,6 +459,7 @@ JAXPRS = {
     "uniform": (lambda m: (lambda k: m.random.uniform(k, (3,))), lambda m: (m.random.key(0),)),
     "normal": (lambda m: (lambda k: m.random.normal(k, (3,))), lambda m: (m.random.key(0),)),
     "key_data": (lambda m: m.random.key_data, lambda m: (m.random.key(0),)),
+    "gamma": (lambda m: (lambda k: m.random.gamma(k, 2.0, (3,))), lambda m: (m.random.key(0),)),
     "vmap bits": (lambda m: m.vmap(lambda k: m.random.bits(k, (2,))),
                   lambda m: (m.random.split(m.random.key(0), 3),)),
 }

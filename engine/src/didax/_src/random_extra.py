@@ -103,13 +103,16 @@ def _maxwell(key, shape, dtype):
 def norm(x):
     """The 2-norm over the last axis of a real array, jitted as `jnp.linalg.norm` is (so
     XLA sees, and rounds, the same computation)."""
-    squares = x * x
-    dtype = core.get_aval(squares).dtype
-    if dtypes.finfo(dtype).bits < 32:  # half precision sums in float32, as jnp.sum does
-        summed = reductions.reduce_sum(lax.convert_element_type(squares, np.float32),
-                                       (x.ndim - 1,))
-        return lax.sqrt(lax.convert_element_type(summed, dtype))
-    return lax.sqrt(reductions.reduce_sum(squares, (x.ndim - 1,)))
+    return lax.sqrt(sum_last(x * x))
+
+
+def sum_last(x):
+    """Sum over the last axis; half precision sums in float32, as `jnp.sum` does."""
+    dtype = core.get_aval(x).dtype
+    if dtypes.finfo(dtype).bits < 32:
+        summed = reductions.reduce_sum(lax.convert_element_type(x, np.float32), (x.ndim - 1,))
+        return lax.convert_element_type(summed, dtype)
+    return reductions.reduce_sum(x, (x.ndim - 1,))
 
 
 _norm_last = norm
