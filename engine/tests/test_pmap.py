@@ -109,6 +109,19 @@ VALUE_CASES = {
     "vmap_inside_pmap": lambda j, lax, jnp: j.pmap(
         lambda v: j.vmap(lambda u: lax.psum(u, "j") + lax.psum(u, "i"), axis_name="j")(v),
         axis_name="i")(X),
+    "hessian": lambda j, lax, jnp: j.hessian(lambda x: j.pmap(
+        lambda v: jnp.sin(v) * lax.psum(v * v, "i"), axis_name="i")(x).sum())(X[:, :1] / 3),
+    "linearize_and_vjp": lambda j, lax, jnp: (
+        j.linearize(j.pmap(_f_psum_index(lax), axis_name="i"), X)[1](X),
+        j.vjp(j.pmap(_f_psum_index(lax), axis_name="i"), X)[1](X)),
+    "grad_of_jit_of_pmap": lambda j, lax, jnp: j.grad(j.jit(lambda x: j.pmap(
+        lambda v: jnp.sin(v) * lax.psum(v, "i"), axis_name="i")(x).sum()))(X),
+    "control_flow_in_pmap": lambda j, lax, jnp: j.pmap(lambda v: (
+        lax.scan(lambda c, u: (c + lax.psum(u, "i"), c), 0.0, v),
+        lax.cond(lax.axis_index("i") > 1, lambda u: u * 2, lambda u: -u, v)),
+        axis_name="i")(X),
+    "grad_inside_pmap": lambda j, lax, jnp: j.pmap(
+        j.grad(lambda v: (lax.psum(v, "i") ** 2).sum()), axis_name="i")(X),
     "two_devices_of_four": lambda j, lax, jnp: j.pmap(
         lambda v: lax.psum(v, "i"), axis_name="i")(X[:2]),
 }
