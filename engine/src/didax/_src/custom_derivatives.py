@@ -49,6 +49,48 @@ class FlatFun:
     __str__ = __repr__
 
 
+class _DerivedFun(FlatFun):
+    """A FlatFun derived from `base` (e.g. its batched version): it shares base's output
+    tree, which is only known once base has been traced."""
+
+    def __init__(self, f: Callable, name: str, base: FlatFun):
+        self.f, self.name, self.base = f, name, base
+
+    @property
+    def out_tree(self):
+        return self.base.out_tree
+
+    @out_tree.setter
+    def out_tree(self, tree):
+        self.base.out_tree = tree
+
+
+class SymbolicZero:
+    """What a rule declared with symbolic_zeros=True receives for a tangent (or cotangent)
+    known to be zero, and may return for one."""
+
+    def __init__(self, aval):
+        self.aval = aval
+
+    shape = property(lambda self: self.aval.shape)
+    dtype = property(lambda self: self.aval.dtype)
+
+    @staticmethod
+    def from_primal_value(x) -> SymbolicZero:
+        return SymbolicZero(core.get_aval(x).to_tangent_aval())
+
+    def __repr__(self):
+        return f"SymbolicZero({self.aval.str_short()})"
+
+
+def zero_from_primal(val, symbolic_zeros: bool = False):
+    """A zero tangent for every leaf of val: SymbolicZeros, or instantiated zeros."""
+    def zero(x):
+        z = SymbolicZero.from_primal_value(x)
+        return z if symbolic_zeros else ad.zeros_like_aval(z.aval)
+    return tree_map(zero, val)
+
+
 def _resolve_args(fun, args, kwargs):
     if not kwargs:
         return tuple(args)
@@ -106,8 +148,8 @@ class custom_jvp:
             if not parts:
                 return primal_out, tree_map(lambda p: np.zeros_like(p), primal_out)
             total = parts[0]
-            for p in parts[1:]:
-                total = tree_map(lambda a, b: a + b, total, p)
+            for p in parts[1:]:  # tangents accumulate with add_any, as JAX's rule does
+                total = tree_map(ad.add_tangents, total, p)
             return primal_out, total
 
         self.defjvp(jvp)
@@ -123,13 +165,29 @@ class custom_jvp:
             raise AttributeError(f"No JVP defined for custom_jvp function {name} using "
                                  "defjvp.")
         args = _resolve_args(self.fun, args, kwargs)
-        nondiff, dyn = _split_nondiff(args, self.nondiff_argnums)
+        # Non-differentiable arguments holding tracers (e.g. batched under vmap) are passed
+        # as inputs, with their gradient stopped as JAX does; the rule still receives them
+        # first, and their tangents are dropped. Other ones (callables, ...) are closed over.
+        static = tuple(i for i in self.nondiff_argnums if not _has_tracer(args[i]))
+        args = tuple(_stop_gradient(a) if i in self.nondiff_argnums and i not in static
+                     else a for i, a in enumerate(args))
+        nondiff, dyn = _split_nondiff(args, static)
         flat, in_tree = tree_flatten(tuple(dyn))
         n = len(args)
         fun = _flat_primal(self.fun, name, nondiff, in_tree, n)
         jvp = _flat_jvp(self.jvp, fun, nondiff, in_tree, n, self.nondiff_argnums)
         outs = custom_jvp_call_p.bind_custom_jvp(fun, jvp, flat, self.symbolic_zeros)
         return tree_unflatten(fun.out_tree, outs)
+
+
+def _has_tracer(x) -> bool:
+    return any(isinstance(leaf, Tracer) for leaf in tree_flatten(x)[0])
+
+
+def _stop_gradient(x):
+    from didax._src.lax import lax  # noqa: PLC0415 - lax sits beside custom rules
+
+    return tree_map(lambda v: lax.stop_gradient(v) if isinstance(v, Tracer) else v, x)
 
 
 def _flat_primal(f, name, nondiff, in_tree, n) -> FlatFun:
@@ -149,9 +207,11 @@ def _flat_jvp(rule, fun: FlatFun, nondiff, in_tree, n, nondiff_argnums) -> FlatF
 
     def flat(*xs):
         k = len(xs) // 2
-        primals = tree_unflatten(in_tree, list(xs[:k]))
-        tangents = tree_unflatten(in_tree, list(xs[k:]))
-        nd = [nondiff[i] for i in sorted(nondiff_argnums)]
+        full_p = _merge(nondiff, tree_unflatten(in_tree, list(xs[:k])), n)
+        full_t = _merge(nondiff, tree_unflatten(in_tree, list(xs[k:])), n)
+        nd = [full_p[i] for i in sorted(nondiff_argnums)]
+        primals = [x for i, x in enumerate(full_p) if i not in nondiff_argnums]
+        tangents = [x for i, x in enumerate(full_t) if i not in nondiff_argnums]
         out = rule(*nd, tuple(primals), tuple(tangents))
         if not isinstance(out, (tuple, list)) or len(out) != 2:
             raise TypeError(f"Custom JVP rule {fun_name(rule)} for function {fun.name} must "
@@ -159,7 +219,8 @@ def _flat_jvp(rule, fun: FlatFun, nondiff, in_tree, n, nondiff_argnums) -> FlatF
                             f"and tangent outputs, but got {out}.")
         p_out, t_out = out
         p_flat, p_tree = tree_flatten(p_out)
-        t_flat, t_tree = tree_flatten(t_out)
+        t_flat, t_tree = tree_flatten(t_out, is_leaf=lambda t: isinstance(t, SymbolicZero))
+        t_flat = [Zero(t.aval) if isinstance(t, SymbolicZero) else t for t in t_flat]
         if fun.out_tree is None:
             fun.out_tree = p_tree
         _check_jvp_outputs(rule, fun, p_flat, p_tree, t_flat, t_tree)
@@ -174,19 +235,18 @@ def _check_jvp_outputs(rule, fun, p_flat, p_tree, t_flat, t_tree) -> None:
                         "produce primal and tangent outputs with equal container (pytree) "
                         f"structures, but got {p_tree} and {t_tree} respectively.")
     for p, t in zip(p_flat, t_flat):
-        pa, ta = core.get_aval(p), core.get_aval(t) if not isinstance(t, Zero) else t.aval
-        if pa.shape != ta.shape:
-            raise ValueError(f"Custom JVP rule {fun_name(rule)} for function {fun.name} must "
-                             "produce primal and tangent outputs with corresponding shapes. "
-                             f"Got primal shape {pa.shape} and tangent shape {ta.shape}.")
-        expected = pa.to_tangent_aval().dtype
-        if ta.dtype != expected and not (dtypes.is_inexact(ta.dtype) and
-                                         dtypes.is_inexact(expected)):
-            raise TypeError(f"Custom JVP rule {fun_name(rule)} for function {fun.name} must "
-                            "produce primal and tangent outputs with corresponding dtypes. "
-                            f"Got primal dtype {pa.dtype.name} and so expected tangent dtype "
-                            f"{expected.name}, but got tangent dtype {ta.dtype.name} "
-                            "instead.")
+        pa = core.get_aval(p)
+        ta = t.aval if isinstance(t, Zero) else core.get_aval(t)
+        expected = pa.to_tangent_aval()
+        if ta.shape != expected.shape or ta.dtype != expected.dtype:
+            raise TypeError("Custom JVP rule must produce primal and tangent outputs with "
+                            "corresponding shapes and dtypes. Expected "
+                            f"{_long(expected)} (tangent type of {_long(pa)}) but got "
+                            f"{_long(ta)}.")
+
+
+def _long(aval) -> str:
+    return f"{aval.dtype.name}[{','.join(map(str, aval.shape))}]"
 
 
 class CustomJVPCallPrimitive(Primitive):
@@ -246,7 +306,9 @@ def _jvp_process_custom_jvp(trace: ad.JVPTrace, primitive, fun, jvp, args, *,
     if all(type(t) is Zero for t in tangents):
         with core.set_current_trace(trace.parent_trace):
             return primitive.bind_custom_jvp(fun, jvp, primals, symbolic_zeros)
-    if not symbolic_zeros:
+    if symbolic_zeros:
+        tangents = [SymbolicZero(t.aval) if type(t) is Zero else t for t in tangents]
+    else:
         tangents = [ad.instantiate_zeros(t) for t in tangents]
     with core.set_current_trace(trace.parent_trace):
         outs = jvp.call_wrapped(*primals, *tangents)
@@ -273,7 +335,7 @@ def _batch_process_custom_jvp(trace: batching.BatchTrace, primitive, fun, jvp, a
     def bjvp(*xs):
         return _batched_at_front(jvp, data, xs, in_dims + in_dims)
 
-    bf = FlatFun(bfun, fun.name, fun.out_tree)
+    bf = _DerivedFun(bfun, fun.name, fun)
     bj = FlatFun(bjvp, jvp.name)
     with core.set_current_trace(trace.parent_trace):
         outs = primitive.bind_custom_jvp(bf, bj, vals, symbolic_zeros)
@@ -405,6 +467,7 @@ def _flat_fwd_bwd(cv: custom_vjp, fun: FlatFun, nondiff, in_tree, n):
                             f"residuals (i.e. values stored from the forward pass for use on "
                             f"the backward pass), but instead the fwd rule output was {out}.")
         primal, res = out
+        state["in_avals"] = [core.get_aval(x) for x in xs]
         p_flat, p_tree = tree_flatten(primal)
         r_flat, state["res_tree"] = tree_flatten(res)
         if fun.out_tree is None:
@@ -418,28 +481,60 @@ def _flat_fwd_bwd(cv: custom_vjp, fun: FlatFun, nondiff, in_tree, n):
         res = tree_unflatten(res_tree, list(xs[:k]))
         cts = tree_unflatten(fun.out_tree, list(xs[k:]))
         cts_in = cv.bwd(*nd, res, cts)
-        return _flatten_bwd_output(cv, cts_in, in_tree)
+        return _flatten_bwd_output(cv, cts_in, in_tree, state.get("in_avals"))
 
     return FlatFun(fwd_flat, fun_name(cv.fwd)), FlatFun(bwd_flat, fun_name(cv.bwd))
 
 
-def _flatten_bwd_output(cv, cts_in, in_tree):
-    if not isinstance(cts_in, tuple):
-        raise TypeError(f"Custom VJP bwd rule must produce a tuple of length equal to the "
-                        f"number of primal inputs, but got {type(cts_in)}.")
-    args_tree = in_tree
-    n_args = len(args_tree.children())
-    if len(cts_in) != n_args:
-        raise TypeError(f"Custom VJP bwd rule {fun_name(cv.bwd)} must produce a tuple of length "
-                        f"equal to the primal args tuple length, got {len(cts_in)} outputs for "
-                        f"{n_args} primal args.")
+def _flatten_bwd_output(cv, cts_in, in_tree, in_avals=None):
+    """bwd's output as one cotangent (or None) per flat primal input. As JAX: a tuple (or
+    list) with one entry per differentiable argument, None meaning zeros; each entry's
+    structure and shapes those of its argument."""
+    n_args = len(in_tree.children())
+    if not isinstance(cts_in, (tuple, list)) or len(cts_in) != n_args:
+        got = tree_structure(cts_in, is_leaf=lambda x: x is None)
+        raise TypeError("Custom VJP bwd rule must produce an output with the same container "
+                        "(pytree) structure as the args tuple of the primal function, and in "
+                        "particular must produce a tuple of length equal to the number of "
+                        "arguments to the primal function, but got bwd output structure "
+                        f"{got} for primal input structure {in_tree}.")
     flat = []
-    for child, ct in zip(args_tree.children(), cts_in):
+    for child, ct in zip(in_tree.children(), cts_in):
         if ct is None:
             flat.extend([None] * child.num_leaves)
         else:
-            flat.extend(child.flatten_up_to(ct))
+            try:
+                flat.extend(child.flatten_up_to(ct))
+            except (TypeError, ValueError):
+                got = tree_structure(tuple(cts_in), is_leaf=lambda x: x is None)
+                raise TypeError(
+                    "Custom VJP bwd rule must produce an output with the same container "
+                    "(pytree) structure as the args tuple of the primal function, and in "
+                    "particular must produce a tuple of length equal to the number of "
+                    "arguments to the primal function, but got bwd output structure "
+                    f"{got} for primal input structure {in_tree}.") from None
+    if in_avals is not None:
+        _check_bwd_shapes(flat, in_avals, in_tree)
     return flat
+
+
+def _check_bwd_shapes(flat, in_avals, in_tree) -> None:
+    from didax._src.tree_util import keystr, tree_flatten_with_path  # noqa: PLC0415
+
+    paths = [keystr(p) for p, _ in
+             tree_flatten_with_path(tree_unflatten(in_tree, [0] * in_tree.num_leaves))[0]]
+    for ct, aval, path in zip(flat, in_avals, paths):
+        if ct is None or isinstance(ct, (Zero, SymbolicZero)):
+            continue
+        shape = np.shape(ct)
+        if tuple(shape) != tuple(aval.shape) and not (
+                isinstance(ct, np.ndarray) and ct.dtype == dtypes.float0):
+            got = core.get_aval(ct)
+            raise ValueError("Custom VJP bwd rule must produce an output with the same type as "
+                             "the args tuple of the primal function, but at "
+                             f"output{path} the bwd rule produced an output of type "
+                             f"{_long(got)} corresponding to an input of type {_long(aval)}, "
+                             "so the shapes do not match")
 
 
 class CustomVJPCallPrimitive(Primitive):
@@ -520,7 +615,7 @@ def _batch_process_custom_vjp(trace: batching.BatchTrace, primitive, fun, fwd, b
         return _batched_at_front(bwd_nonnull, data, xs, [0] * len(xs))
 
     with core.set_current_trace(trace.parent_trace):
-        outs = primitive.bind_custom_vjp(FlatFun(bfun, fun.name, fun.out_tree),
+        outs = primitive.bind_custom_vjp(_DerivedFun(bfun, fun.name, fun),
                                          FlatFun(bfwd, fwd.name), FlatFun(bbwd, bwd.name),
                                          vals, symbolic_zeros)
     return [trace.new(o, 0) for o in outs]
@@ -598,7 +693,6 @@ custom_lin_p = def_primitive(
     jvp=unsupported("custom_lin is already linear; it only appears inside linearized jaxprs"),
     transpose=_custom_lin_transpose,
     batch=lambda axis_data, vals, dims, **params: _custom_lin_impl(*vals, **params),
-    lower=unsupported("can't apply forward-mode autodiff (jvp) to a custom_vjp function"),
-    multiple_results=True, pp_params=_custom_lin_pp)
+    lower=_custom_lin_impl, multiple_results=True, pp_params=_custom_lin_pp)
 
 
