@@ -6,12 +6,15 @@ import numpy as _np
 from didax._src import dtypes as _dtypes
 from didax._src.array import Array as ndarray
 from didax._src.numpy import array_creation as _ac
+from didax._src.numpy import einsum as _es
 from didax._src.numpy import indexing_ops as _io
 from didax._src.numpy import lax_numpy as _ln
 from didax._src.numpy import manipulation as _mp
+from didax._src.numpy import pad as _pad
 from didax._src.numpy import products as _pr
 from didax._src.numpy import reductions as _red
 from didax._src.numpy import scalar_types as _st
+from didax._src.numpy import setops as _set
 from didax._src.numpy import sorting as _so
 from didax._src.numpy import statistics as _stats
 from didax._src.numpy import ufuncs as _uf
@@ -67,17 +70,7 @@ def _export(module):
             g.setdefault(name, obj)
 
 
-for _m in (_uf, _um, _red, _ac, _mp, _io, _pr, _so, _stats, _ln):
+for _m in (_uf, _um, _red, _ac, _mp, _io, _pr, _so, _stats, _pad, _es, _set, _ln):
     _export(_m)
 del _m, _export
 
-
-def _install_jit():
-    from didax._src.numpy import util as _util
-    from didax._src.pjit import jit as _jit
-
-    _util.install_jit(_jit)
-
-
-_install_jit()
-del _install_jit

@@ -1,9 +1,9 @@
 """Argument handling shared by didax.numpy: array-like checks, dtype promotion (JAX's
 lattice with weak types), rank promotion for broadcasting, conversion of Python scalars
-without staging an equation, axis canonicalization, and the hook through which jnp
-functions that JAX wraps in `jit` are staged as `jit` calls once didax.jit exists.
+without staging an equation, axis canonicalization, and `jit_like_jax`, which stages
+the jnp functions JAX wraps in `jit` as `jit` calls, as JAX shows them in jaxprs.
 
-May import core, dtypes, config, array and didax.lax.
+May import core, dtypes, config, array, didax.lax and pjit.
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ from didax._src.array import Array
 from didax._src.config import config
 from didax._src.core import Tracer
 from didax._src.lax import lax, shapes
+from didax._src.pjit import jit
 
 _SCALAR_TYPES = (int, float, complex, bool)
 
@@ -324,14 +325,6 @@ def concrete_int(x, what: str) -> int:
 # Staging as a jit call (JAX wraps many jnp functions in jit)
 # ----------------------------------------------------------------------------------------
 
-_jit_fn: list[Callable | None] = [None]
-
-
-def install_jit(jit: Callable) -> None:
-    """Called by the public didax.numpy module once didax.jit exists."""
-    _jit_fn[0] = jit
-
-
 def _staging() -> bool:
     """True when some trace in the current chain stages equations (make_jaxpr, jit)."""
     t = core.trace_ctx.trace
@@ -344,8 +337,8 @@ def _staging() -> bool:
 
 def jit_like_jax(name: str | None = None, static_argnames: Sequence[str] = (),
                  inline: bool = False) -> Callable:
-    """Marks a jnp function that JAX wraps in `jit`: when equations are being staged and
-    didax.jit is installed, the call is staged as a `jit[name=...]` equation (the same
+    """Marks a jnp function that JAX wraps in `jit`: when equations are being staged, the
+    call is staged as a `jit[name=...]` equation (the same
     primitives JAX shows); eagerly the function runs op by op."""
     def deco(fun):
         sig = inspect.signature(fun)
@@ -353,8 +346,7 @@ def jit_like_jax(name: str | None = None, static_argnames: Sequence[str] = (),
 
         @functools.wraps(fun)
         def wrapper(*args, **kwargs):
-            jit = _jit_fn[0]
-            if jit is None or inline or not _staging():
+            if inline or not _staging():
                 return fun(*args, **kwargs)
             jitted = cache.get("f")
             if jitted is None:
