@@ -621,8 +621,9 @@ def _select_n_jvp(primals, tangents):
     ans = select_n(which, *cases)
     if all(type(t) is Zero for t in tcases):
         return ans, Zero.from_primal_value(ans)
-    ts = [ad.instantiate_zeros(t) for t in tcases]
-    return ans, select_n(which, *ts)
+    # one zeros array like the first nonzero tangent, made even when unused (as JAX does)
+    z = ad.zeros_like_aval(core.get_aval(next(t for t in tcases if type(t) is not Zero)))
+    return ans, select_n(which, *[z if type(t) is Zero else t for t in tcases])
 
 
 def _select_n_transpose(ct, which, *cases):
@@ -630,13 +631,12 @@ def _select_n_transpose(ct, which, *cases):
     if type(ct) is Zero:
         return [None] + [Zero(c.aval) if ad.is_undefined_primal(c) else None for c in cases]
     zeros = full_like(ct, 0)
-    outs = [None]
-    for i, c in enumerate(cases):
-        if ad.is_undefined_primal(c):
-            outs.append(select_n(which, *[ct if j == i else zeros for j in range(len(cases))]))
-        else:
-            outs.append(None)
-    return outs
+    if core.get_aval(which).dtype == np.bool_:
+        return [None] + [select_n(which, *[ct if j == i else zeros for j in range(2)])
+                         if ad.is_undefined_primal(c) else None for i, c in enumerate(cases)]
+    # an integer `which`: one eq per linear case, as JAX transposes it
+    return [None] + [select(eq(which, _const(which, i)), ct, zeros)
+                     if ad.is_undefined_primal(c) else None for i, c in enumerate(cases)]
 
 
 def _select_n_batch(axis_data, vals, dims):

@@ -295,10 +295,18 @@ def _join_inputs(jaxprs, all_res, res_slots):
     return tuple(out)
 
 
+def _dced(part):
+    """Both halves of a split branch without dead code (JAX's linearization DCEs them,
+    nested conds' unused residual fillers included)."""
+    known, unknown, out_uk, res_avals = part
+    return (common.dce_closed(known, [True] * len(known.out_avals)),
+            common.dce_closed(unknown, [True] * len(unknown.out_avals)), out_uk, res_avals)
+
+
 def _split_branches(branches, ops_uk):
     out_uk = [any(u) for u in zip(*[pe.partial_eval_jaxpr_nounits(b, ops_uk, False)[2]
                                      for b in branches])]
-    parts = [pe.partial_eval_jaxpr_nounits(b, ops_uk, out_uk) for b in branches]
+    parts = [_dced(pe.partial_eval_jaxpr_nounits(b, ops_uk, out_uk)) for b in branches]
     all_res, slots = _merge_branch_residuals([p[3] for p in parts])
     num_known = len(out_uk) - sum(out_uk)
     known = _join_outputs([p[0] for p in parts], all_res, slots, num_known)
