@@ -34,13 +34,20 @@ class Recorder:
         self.depth += 1
         try:
             result = wrapped(*args, **kwargs)
-        finally:
+        except Exception as e:
+            # The user's call failed (e.g. the function does not trace): its card says so,
+            # and the exception goes on to the user's program exactly as without capture.
             self.depth -= 1
+            if top and self.count < self.max_cards:
+                self._record(kind, fun, args, kwargs, t_args, t_kwargs, None, static, e)
+            raise
+        self.depth -= 1
         if top and self.count < self.max_cards:
             self._record(kind, fun, args, kwargs, t_args, t_kwargs, result, static)
         return result
 
-    def _record(self, kind, fun, args, kwargs, t_args, t_kwargs, result, static) -> None:
+    def _record(self, kind, fun, args, kwargs, t_args, t_kwargs, result, static,
+                user_error: Exception | None = None) -> None:
         call_site = _call_site()
         inp = CardInputs(kind, fun, args, kwargs, t_args, t_kwargs, result, call_site,
                          self.count, self.compile_stages, static)
@@ -52,6 +59,11 @@ class Recorder:
             card = _failed_card(inp, e)
         finally:
             self.depth -= 1
+        if user_error is not None:
+            # Only what the failed call could have shown: its program and forward values.
+            card["error"] = f"{type(user_error).__name__}: {user_error}"
+            card["stages"], card["cotangents"], card["outputs"] = [], {}, []
+            card["timeline"] = [st for st in card["timeline"] if st["phase"] == "forward"]
         self.on_card(card)
 
 
