@@ -279,6 +279,24 @@ def test_gamma_family(f):
     assert_same(f)
 
 
+GAMMA_GRAD_CASES = {
+    "grad gamma": lambda m, n: m.grad(lambda a: m.random.gamma(K(m, 4), a, (3,)).sum())(2.0),
+    "grad gamma alphas": lambda m, n: m.grad(lambda a: m.random.gamma(K(m, 4), a).sum())(
+        n.asarray([0.2, 1.0, 5.0, 30.0])),
+    "grad loggamma": lambda m, n: m.grad(
+        lambda a: m.random.loggamma(K(m, 4), a, (3,)).sum())(0.5),
+    "grad beta": lambda m, n: m.grad(lambda a, b: m.random.beta(K(m, 4), a, b, (3,)).sum(),
+                                     argnums=(0, 1))(2.0, 3.0),
+    "jvp gamma": lambda m, n: m.jvp(lambda a: m.random.gamma(K(m, 4), a, (3,)), (1.5,),
+                                    (1.0,)),
+}
+
+
+@_cases(GAMMA_GRAD_CASES)
+def test_gamma_gradients(f):
+    assert_same(f)
+
+
 def test_gamma_x64():
     assert_same(lambda m, n: (m.random.gamma(K(m, 4), 2.0, (5,)),
                               m.random.beta(K(m, 4), 0.5, 0.5, (3,))), x64=True)

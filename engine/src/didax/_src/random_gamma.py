@@ -3,9 +3,10 @@ Gamma(alpha) sample per alpha by Marsaglia and Tsang's rejection method (nested 
 over fresh keys), vectorized over alphas with vmap; gamma, loggamma, beta, chisquare, f, t,
 generalized_normal and ball are built on it.
 
-The derivative of a sample with respect to alpha (JAX's implicit reparametrization through
-`random_gamma_grad`) needs the incomplete-gamma derivative series, which didax.lax does not
-have yet: random_gamma_p's JVP is a declared gap.
+Samples are differentiable in alpha by implicit reparametrization, as in JAX: d sample /
+d alpha = -(dF/dalpha) / (dF/dx) for the Gamma CDF F, evaluated by the incomplete-gamma
+series (small x) or continued fraction (large x), each with its alpha-derivative carried
+along (`random_gamma_grad`, mapped over the samples with lax.map as JAX does on CPU).
 
 May import what `didax._src.random` may, and `didax._src.random`/`random_extra`.
 """
@@ -21,8 +22,10 @@ from didax._src import core, dtypes
 from didax._src.api import vmap
 from didax._src.core import ShapedArray
 from didax._src.interpreters import batching
-from didax._src.lax import lax, shapes
-from didax._src.lax._define import NONLINEAR, def_primitive, unsupported
+from didax._src.interpreters.ad import Zero
+from didax._src.lax import lax, reductions, shapes
+from didax._src.lax._define import NONLINEAR, def_primitive
+from didax._src.lax.control_flow import map as lax_map
 from didax._src.lax.control_flow import while_loop
 from didax._src.prng import lower_physical
 from didax._src.prng_keys import physical_aval
@@ -142,9 +145,135 @@ random_gamma_p = def_primitive(
     "random_gamma", abstract_eval=lambda key, a, *, log_space: ShapedArray(a.shape, a.dtype),
     impl=None, eager_impl=lambda key, a, *, log_space: _gamma_impl(key, a,
                                                                    log_space=log_space),
-    jvp=unsupported("d(sample)/d(alpha) needs random_gamma_grad (incomplete-gamma "
-                    "derivative series), not in didax.lax yet"),
+    jvp=lambda primals, tangents, *, log_space: _gamma_jvp(primals, tangents, log_space),
     transpose=NONLINEAR, batch=_gamma_batch, lower=_gamma_lower)
+
+
+def _gamma_jvp(primals, tangents, log_space: bool):
+    key, a = primals
+    ans = random_gamma_p.bind(key, a, log_space=log_space)
+    if type(tangents[1]) is Zero:
+        return ans, Zero.from_primal_value(ans)
+    return ans, tangents[1] * _gamma_grad(ans, a, log_space)
+
+
+def _gamma_grad(sample, a, log_space: bool):
+    """d sample / d alpha, elementwise (one lax.map step per sample)."""
+    samples = shapes.reshape(sample, (math.prod(np.shape(sample)),))
+    alphas = shapes.reshape(a, (math.prod(np.shape(a)),))
+    if log_space:  # d log(s) = ds / s, with s = exp(log s) kept above zero
+        samples = lax.exp(samples)
+        tiny = lax.full_like(samples, dtypes.finfo(core.get_aval(samples).dtype).tiny)
+        samples = lax.select(lax.eq(samples, _const(sample, 0)), tiny, samples)
+        grad = lambda alpha, s: random_gamma_grad(alpha, s) / s  # noqa: E731
+    else:
+        grad = random_gamma_grad
+    grads = lax_map(lambda args: grad(*args), (alphas, samples))
+    return shapes.reshape(grads, np.shape(a))
+
+
+def random_gamma_grad(a, x):
+    """d x / d a for x ~ Gamma(a, 1), computed in float32 for half-precision inputs."""
+    shape = np.broadcast_shapes(np.shape(a), np.shape(x))
+    a, x = (v if np.shape(v) == shape else
+            shapes.broadcast_in_dim(v, shape, tuple(range(np.ndim(v)))) for v in (a, x))
+    dtype = core.get_aval(a).dtype
+    if dtypes.finfo(dtype).bits < 32:
+        a, x = (lax.convert_element_type(v, np.float32) for v in (a, x))
+        return lax.convert_element_type(_random_gamma_grad(a, x), dtype)
+    return _random_gamma_grad(a, x)
+
+
+def _random_gamma_grad(a, x):
+    is_nan = lax.bitwise_or(lax.ne(a, a), lax.ne(x, x))
+    x_is_zero = lax.eq(x, lax.full_like(x, 0))
+    domain_error = lax.bitwise_or(lax.lt(x, lax.full_like(x, 0)), lax.le(a, lax.full_like(a, 0)))
+    use_igammac = lax.bitwise_and(lax.gt(x, lax.full_like(x, 1)), lax.gt(x, a))
+    ax = a * lax.log(x) - x - lax.lgamma(a)
+    finfo = dtypes.finfo(core.get_aval(a).dtype)
+    underflow = lax.lt(ax, -lax.log(_const(ax, finfo.max)))
+    ax = lax.exp(ax)
+    enabled = lax.bitwise_not(lax.bitwise_or(lax.bitwise_or(lax.bitwise_or(
+        x_is_zero, domain_error), underflow), is_nan))
+    output = lax.select(
+        use_igammac,
+        -_igammac_continued_fraction(ax, x, a, lax.bitwise_and(enabled, use_igammac)),
+        _igamma_series(ax, x, a, lax.bitwise_and(enabled, lax.bitwise_not(use_igammac))))
+    output = lax.select(x_is_zero, lax.full_like(output, 0), output)
+    return lax.select(lax.bitwise_or(domain_error, is_nan), lax.full_like(a, float("nan")),
+                      output)
+
+
+def _any(pred):
+    return reductions.reduce_or(pred, tuple(range(np.ndim(pred))))
+
+
+def _igamma_series(ax, x, a, enabled):
+    """The series for P(a, x), carrying d/da of its terms; returns d sample / d a."""
+    eps = dtypes.finfo(core.get_aval(a).dtype).eps
+
+    def body(vals):
+        on, r, c, ans, x, dc_da, dans_da = vals
+        r = r + _const(r, 1.0)
+        dc_da = dc_da * (x / r) - (c * x) / (r * r)
+        dans_da = dans_da + dc_da
+        c = c * (x / r)
+        ans = ans + c
+        more = lax.bitwise_and(on, abs(dc_da / dans_da) > eps)
+        new = (r, c, ans, x, dc_da, dans_da)
+        return (more, *(lax.select(on, n, o) for n, o in zip(new, vals[1:])))
+
+    init = (enabled, a, lax.full_like(a, 1), lax.full_like(a, 1), x, lax.full_like(a, 0),
+            lax.full_like(a, 0))
+    vals = while_loop(lambda vals: _any(vals[0]), body, init)
+    ans, dans_da = vals[3], vals[6]
+    dlogax_da = lax.log(x) - lax.digamma(a + _const(a, 1))
+    return -(dans_da + ans * dlogax_da) * x / a
+
+
+def _igammac_continued_fraction(ax, x, a, enabled):
+    """The continued fraction for Q(a, x), carrying d/da of its convergents; returns
+    -(d sample / d a)."""
+    y = _const(a, 1) - a
+    z = x + y + _const(x, 1)
+    pkm1, qkm1 = x + _const(x, 1), z * x
+    ans = pkm1 / qkm1
+    dqkm1_da = -x
+    dans_da = (lax.full_like(x, 0) - ans * dqkm1_da) / qkm1
+    init = (enabled, ans, lax.full_like(x, 1), y, z, _const(x, 0), pkm1, qkm1,
+            lax.full_like(x, 1), x, lax.full_like(x, 0), lax.full_like(x, 0),
+            lax.full_like(x, 0), dqkm1_da, dans_da)
+    vals = while_loop(
+        lambda v: lax.bitwise_and(v[5] < _const(v[5], 2000), _any(v[0])), _cf_step, init)
+    ans, dans_da = vals[1], vals[14]
+    dlogax_da = lax.log(x) - lax.digamma(a)
+    return lax.neg(lax.add(dans_da, lax.mul(ans, dlogax_da)) * x)
+
+
+def _cf_step(vals):
+    (on, ans, t, y, z, c, pkm1, qkm1, pkm2, qkm2,
+     dpkm2_da, dqkm2_da, dpkm1_da, dqkm1_da, dans_da) = vals
+    eps = dtypes.finfo(core.get_aval(ans).dtype).eps
+    c, y, z = c + _const(c, 1), y + _const(y, 1), z + _const(z, 2)
+    yc = y * c
+    pk, qk = pkm1 * z - pkm2 * yc, qkm1 * z - qkm2 * yc
+    nonzero = lax.ne(qk, _const(qk, 0))
+    r = pk / qk
+    t = lax.select(nonzero, abs(lax.div(lax.sub(ans, r), r)), lax.full_like(r, 1))
+    ans = lax.select(nonzero, r, ans)
+    dpk_da = dpkm1_da * z - pkm1 - dpkm2_da * yc + pkm2 * c
+    dqk_da = dqkm1_da * z - qkm1 - dqkm2_da * yc + qkm2 * c
+    dans_da_new = lax.select(nonzero, lax.div(dpk_da - ans * dqk_da, qk), dans_da)
+    grad_cond = lax.select(nonzero, abs(dans_da_new - dans_da), lax.full_like(dans_da, 1))
+    rescale = lax.gt(abs(pk), lax.reciprocal(_const(pk, eps)))
+    shifted = [pk, qk, pkm1, qkm1, dpk_da, dqk_da, dpkm1_da, dqkm1_da]
+    pkm1, qkm1, pkm2, qkm2, dpkm1_da, dqkm1_da, dpkm2_da, dqkm2_da = (
+        lax.select(rescale, lax.mul(v, _const(v, eps)), v) for v in shifted)
+    more = lax.bitwise_and(on, grad_cond > _const(grad_cond, eps))
+    new = (ans, t, y, z)
+    keep = [lax.select(on, n, o) for n, o in zip(new, vals[1:5])]
+    rest = (pkm1, qkm1, pkm2, qkm2, dpkm2_da, dqkm2_da, dpkm1_da, dqkm1_da, dans_da_new)
+    return (more, *keep, c, *(lax.select(on, n, o) for n, o in zip(rest, vals[6:])))
 
 
 # ----------------------------------------------------------------------------------------
