@@ -235,6 +235,11 @@ def lower_function(module: ModuleBuilder, name: str, closed: ClosedJaxpr, public
     successive executions are already ordered, so only the order within one program needs
     the token)."""
     jaxpr = closed.jaxpr
+    # The function takes its place (and name) before its body is lowered, so a module
+    # lists main first and then callees in call order, as JAX prints it.
+    sym = "main" if public else module.fresh_func_name(name)
+    slot = len(module.funcs)
+    module.funcs.append("")
     fn = FuncBuilder(module)
     arg_avals = [v.aval for v in jaxpr.invars]
     args = [Value(f"%arg{i}", a) for i, a in enumerate(arg_avals)]
@@ -251,9 +256,8 @@ def lower_function(module: ModuleBuilder, name: str, closed: ClosedJaxpr, public
     results = ", ".join(ir_type(o.aval) for o in outs)
     fn.op("func.return", outs, [])
     vis = "public" if public else "private"
-    sym = "main" if public else module.fresh_func_name(name)
     body = "\n".join(fn.lines)
-    module.funcs.append(
+    module.funcs[slot] = (
         f"  func.func {vis} @{sym}({', '.join(params)}) -> ({results}) {{\n{body}\n  }}")
     return sym
 
