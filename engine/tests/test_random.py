@@ -267,6 +267,8 @@ GAMMA_CASES = {
     "t": lambda m, n: m.random.t(K(m, 4), 4.0, (4,)),
     "generalized_normal": lambda m, n: m.random.generalized_normal(K(m, 4), 1.5, (4,)),
     "ball": lambda m, n: m.random.ball(K(m, 4), 3, 2.0, (2,)),
+    "dirichlet": lambda m, n: m.random.dirichlet(K(m, 4), n.asarray([0.5, 1.0, 2.0])),
+    "dirichlet shape": lambda m, n: m.random.dirichlet(K(m, 4), n.ones((2, 3)), (4, 2)),
     "vmap gamma": lambda m, n: m.vmap(lambda k: m.random.gamma(k, 2.0, (3,)))(
         m.random.split(K(m, 4), 3)),
     "vmap gamma alphas": lambda m, n: m.vmap(lambda a: m.random.gamma(K(m, 4), a, (3,)))(
@@ -287,6 +289,8 @@ GAMMA_GRAD_CASES = {
         lambda a: m.random.loggamma(K(m, 4), a, (3,)).sum())(0.5),
     "grad beta": lambda m, n: m.grad(lambda a, b: m.random.beta(K(m, 4), a, b, (3,)).sum(),
                                      argnums=(0, 1))(2.0, 3.0),
+    "grad dirichlet": lambda m, n: m.grad(lambda a: m.random.dirichlet(K(m, 4), a)[0])(
+        n.asarray([0.5, 1.0, 2.0])),
     "jvp gamma": lambda m, n: m.jvp(lambda a: m.random.gamma(K(m, 4), a, (3,)), (1.5,),
                                     (1.0,)),
 }
@@ -478,6 +482,8 @@ JAXPRS = {
     "normal": (lambda m: (lambda k: m.random.normal(k, (3,))), lambda m: (m.random.key(0),)),
     "key_data": (lambda m: m.random.key_data, lambda m: (m.random.key(0),)),
     "gamma": (lambda m: (lambda k: m.random.gamma(k, 2.0, (3,))), lambda m: (m.random.key(0),)),
+    "dirichlet": (lambda m: (lambda k: m.random.dirichlet(k, m.numpy.ones((2, 3)), (4, 2))),
+                  lambda m: (m.random.key(0),)),
     "vmap bits": (lambda m: m.vmap(lambda k: m.random.bits(k, (2,))),
                   lambda m: (m.random.split(m.random.key(0), 3),)),
 }
@@ -540,6 +546,7 @@ ERROR_CASES = {
     "categorical shape": lambda m, n: m.random.categorical(K(m), n.ones((2, 3)), shape=(3,)),
     "categorical too many": lambda m, n: m.random.categorical(K(m), n.ones(3), shape=(4,),
                                                               replace=False),
+    "dirichlet scalar alpha": lambda m, n: m.random.dirichlet(K(m), 1.0),
     "geometric dtype": lambda m, n: m.random.geometric(K(m), 0.5, dtype=n.float32),
 }
 # JAX prints its PRNGImpl (function addresses) at the end of these messages.

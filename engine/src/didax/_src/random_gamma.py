@@ -412,3 +412,40 @@ def _ball(key, p, d, shape, dtype):
     e = exponential(k2, shape, dtype)
     total = sum_last(lax.abs(g) ** p) + e
     return g / shapes.expand_dims(total ** (1 / p), (len(shape),))
+
+
+def dirichlet(key, alpha, shape: Shape | None = None, dtype=None):
+    """Dirichlet(alpha) samples (over alpha's last axis): normalized gammas, via a softmax
+    of log-gammas."""
+    key, _ = _check_prng_key("dirichlet", key)
+    dtype = _float_dtype("dirichlet", dtype)
+    if shape is not None:
+        shape = _canonicalize_shape(shape)
+    return _dirichlet(key, alpha, shape, dtype)
+
+
+@_jit(static_argnums=(2, 3))
+def _dirichlet(key, alpha, shape, dtype):
+    if not np.ndim(alpha) >= 1:
+        raise ValueError(f"dirichlet requires alpha.ndim >= 1, got alpha.ndim == "
+                         f"{np.ndim(alpha)}")
+    if shape is None:
+        shape = np.shape(alpha)[:-1]
+    else:
+        _check_shape("dirichlet", shape, np.shape(alpha)[:-1])
+    alpha = lax.convert_element_type(alpha, dtype)
+    log_gamma_samples = loggamma(key, alpha, (*shape, *np.shape(alpha)[-1:]), dtype)
+    return _softmax_last(log_gamma_samples)
+
+
+def _softmax_last(x):
+    """softmax over the last axis, staged as `jax.nn.softmax` stages it."""
+    last = np.ndim(x) - 1
+    kept = tuple(range(last))
+    keep_shape = (*np.shape(x)[:-1], 1)
+    top = reductions.reduce_max(x, (last,))
+    top = lax.max(_const(top, -np.inf), top)
+    top = lax.stop_gradient(shapes.broadcast_in_dim(top, keep_shape, kept))
+    unnormalized = lax.exp(x - top)
+    total = shapes.broadcast_in_dim(sum_last(unnormalized), keep_shape, kept)
+    return unnormalized / total
