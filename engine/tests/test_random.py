@@ -255,7 +255,7 @@ def test_samplers(f):
     assert_same(f)
 
 
-# Rejection sampling in nested while loops: slow to compile, so a few representative cases.
+# Rejection sampling in while loops: slow to compile, so a few representative cases.
 GAMMA_CASES = {
     "gamma": lambda m, n: m.random.gamma(K(m, 4), 2.0, (5,)),
     "gamma alphas": lambda m, n: m.random.gamma(K(m, 4), n.asarray([0.3, 1.0, 3.0, 10.0])),
@@ -269,6 +269,8 @@ GAMMA_CASES = {
     "ball": lambda m, n: m.random.ball(K(m, 4), 3, 2.0, (2,)),
     "dirichlet": lambda m, n: m.random.dirichlet(K(m, 4), n.asarray([0.5, 1.0, 2.0])),
     "dirichlet shape": lambda m, n: m.random.dirichlet(K(m, 4), n.ones((2, 3)), (4, 2)),
+    "poisson": lambda m, n: m.random.poisson(K(m, 4), n.asarray([0.0, 0.5, 9.9, 10.0, 200.0])),
+    "poisson shape": lambda m, n: m.random.poisson(K(m, 4), 3.0, (6,), n.int16),
     "vmap gamma": lambda m, n: m.vmap(lambda k: m.random.gamma(k, 2.0, (3,)))(
         m.random.split(K(m, 4), 3)),
     "vmap gamma alphas": lambda m, n: m.vmap(lambda a: m.random.gamma(K(m, 4), a, (3,)))(

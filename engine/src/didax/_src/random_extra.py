@@ -1,6 +1,6 @@
 """More `didax.random` samplers built on the core ones, following JAX 0.10's constructions
 (and jitted as JAX jits them): pareto, rademacher, maxwell, double_sided_maxwell,
-weibull_min, rayleigh, wald, geometric, triangular and lognormal.
+weibull_min, rayleigh, wald, geometric, triangular, lognormal and poisson.
 
 May import what `didax._src.random` may, and `didax._src.random`.
 """
@@ -11,6 +11,7 @@ import numpy as np
 
 from didax._src import core, dtypes
 from didax._src.lax import lax, reductions
+from didax._src.lax.control_flow import while_loop
 from didax._src.numpy import util as np_util
 from didax._src.random import (
     Shape,
@@ -236,3 +237,81 @@ def lognormal(key, sigma=np.float32(1), shape: Shape | None = None, dtype=None):
 def _lognormal(key, sigma, shape, dtype):
     sigma = lax.convert_element_type(_asarray(sigma), dtype)
     return lax.exp(normal(key, shape, dtype) * sigma)
+
+
+def poisson(key, lam, shape: Shape | None = None, dtype=None):
+    """Poisson(lam) counts: Knuth's product of uniforms for lam < 10, transformed rejection
+    (PTRS) above."""
+    key, _ = _check_prng_key("poisson", key)
+    dtype = dtypes.check_and_canonicalize_user_dtype(int if dtype is None else dtype)
+    shape = np.shape(lam) if shape is None else _canonicalize_shape(shape)
+    lam = lax.convert_element_type(_broadcast_to(lam, shape), np.float32)
+    return _poisson(key, lam, shape, dtype)
+
+
+@_jit(static_argnums=(2, 3))
+def _poisson(key, lam, shape, dtype):
+    use_knuth = lax.ne(lam, lam) | (lam < 10)
+    lam_knuth = lax.select(use_knuth, lam, lax.full_like(lam, 0.0))
+    lam_rejection = lax.select(use_knuth, lax.full_like(lam, 1e5), lam)
+    max_iters = dtype.type(dtypes.iinfo(dtype).max)  # never reached in practice
+    result = lax.select(use_knuth, _poisson_knuth(key, lam_knuth, shape, dtype, max_iters),
+                        _poisson_rejection(key, lam_rejection, shape, dtype, max_iters))
+    return lax.select(lam == 0, lax.full_like(result, 0), result)
+
+
+@_jit(static_argnums=(2, 3, 4))
+def _poisson_knuth(key, lam, shape, dtype, max_iters):
+    """Count uniforms until their product drops below exp(-lam)."""
+    def body(carry):
+        i, k, rng, log_prod = carry
+        rng, subkey = _split(rng)
+        k = lax.select(log_prod > -lam, k + 1, k)
+        u = uniform(subkey, shape, np.float32)
+        return i + 1, k, rng, log_prod + lax.log(u)
+
+    def cond(carry):
+        i, log_prod = carry[0], carry[3]
+        return _any(log_prod > -lam) & (i < max_iters)
+
+    k_init = lax.full_like(lam, 0, dtype, shape)
+    log_rate_init = lax.full_like(lam, 0, np.float32, shape)
+    k = while_loop(cond, body, (0, k_init, key, log_rate_init))[1]
+    return lax.convert_element_type(k - 1, dtype)
+
+
+@_jit(static_argnums=(2, 3, 4))
+def _poisson_rejection(key, lam, shape, dtype, max_iters):
+    """Hörmann's transformed rejection with squeeze (PTRS)."""
+    log_lam = lax.log(lam)
+    b = 0.931 + 2.53 * lax.sqrt(lam)
+    a = -0.059 + 0.02483 * b
+    inv_alpha = 1.1239 + 1.1328 / (b - 3.4)
+    v_r = 0.9277 - 3.6224 / (b - 2)
+
+    def body(carry):
+        i, k_out, accepted, key = carry
+        key, subkey_0, subkey_1 = _split(key, 3)
+        u = uniform(subkey_0, shape, core.get_aval(lam).dtype) - 0.5
+        v = uniform(subkey_1, shape, core.get_aval(lam).dtype)
+        u_shifted = 0.5 - abs(u)
+        k = lax.floor((2 * a / u_shifted + b) * u + lam + 0.43)
+        s = lax.log(v * inv_alpha / (a / (u_shifted * u_shifted) + b))
+        t = -lam + k * log_lam - lax.lgamma(k + 1)
+        accept1 = (u_shifted >= 0.07) & (v <= v_r)
+        reject = (k < 0) | ((u_shifted < 0.013) & (v > u_shifted))
+        accept = accept1 | (~reject & (s <= t))
+        return i + 1, lax.select(accept, k, k_out), accepted | accept, key
+
+    def cond(carry):
+        i, _, accepted, _ = carry
+        return _any(~accepted) & (i < max_iters)
+
+    k_init = lax.full_like(lam, -1, core.get_aval(lam).dtype, shape)
+    accepted = lax.full_like(lam, False, np.dtype("bool"), shape)
+    k = while_loop(cond, body, (0, k_init, accepted, key))[1]
+    return lax.convert_element_type(k, dtype)
+
+
+def _any(pred):
+    return reductions.reduce_or(pred, tuple(range(np.ndim(pred))))
