@@ -7,10 +7,13 @@ from didax._src import dtypes as _dtypes
 from didax._src.array import Array as ndarray
 from didax._src.numpy import array_creation as _ac
 from didax._src.numpy import einsum as _es
+from didax._src.numpy import index_tricks as _it
 from didax._src.numpy import indexing_ops as _io
 from didax._src.numpy import lax_numpy as _ln
 from didax._src.numpy import manipulation as _mp
+from didax._src.numpy import numeric as _nm
 from didax._src.numpy import pad as _pad
+from didax._src.numpy import polynomial as _poly
 from didax._src.numpy import products as _pr
 from didax._src.numpy import reductions as _red
 from didax._src.numpy import scalar_types as _st
@@ -53,6 +56,8 @@ ComplexWarning = _np.exceptions.ComplexWarning
 
 pi, e, inf, nan, euler_gamma = _np.pi, _np.e, _np.inf, _np.nan, _np.euler_gamma
 newaxis = None
+mgrid, ogrid, r_, c_, s_, index_exp = (_it.mgrid, _it.ogrid, _it.r_, _it.c_, _it.s_,
+                                       _it.index_exp)
 
 
 def result_type(*args):
@@ -70,7 +75,7 @@ def _export(module):
             g.setdefault(name, obj)
 
 
-for _m in (_uf, _um, _red, _ac, _mp, _io, _pr, _so, _stats, _pad, _es, _set, _ln):
+for _m in (_uf, _um, _red, _ac, _mp, _io, _pr, _so, _stats, _pad, _es, _set, _nm, _poly, _it, _ln):
     _export(_m)
 del _m, _export
 

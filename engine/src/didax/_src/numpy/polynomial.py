@@ -1,0 +1,174 @@
+"""Polynomials of didax.numpy (coefficients highest power first, as NumPy): polyval
+(Horner's rule, unrolled), polyadd/polysub/polymul/polydiv, polyder/polyint, poly (from
+roots). `roots`, `polyfit` and the matrix form of `poly` need eigenvalues / least squares,
+which didax.numpy.linalg does not provide; they raise NotImplementedError.
+
+May import core, dtypes, array, didax.lax and numpy.util/array_creation/manipulation/
+ufuncs/reductions/numeric.
+"""
+
+from __future__ import annotations
+
+import operator
+
+import numpy as np
+
+from didax._src import core
+from didax._src.lax import lax, shapes
+from didax._src.numpy import reductions as red
+from didax._src.numpy import ufuncs
+from didax._src.numpy.array_creation import arange, array, zeros
+from didax._src.numpy.manipulation import atleast_1d, concatenate
+from didax._src.numpy.numeric import convolve, trim_zeros
+from didax._src.numpy.util import (
+    broadcast_shapes_checked,
+    dtype_of,
+    ensure_arraylike,
+    full_like,
+    jit_like_jax,
+    promote_dtypes,
+    promote_dtypes_inexact,
+    to_array,
+)
+
+
+@jit_like_jax("polyval", static_argnames=("unroll",))
+def _polyval(p, x, unroll=16):
+    p, x = promote_dtypes(p, x)
+    shape = broadcast_shapes_checked(np.shape(p)[1:], np.shape(x))
+    y = full_like(x, 0, shape=shape)
+    for k in range(np.shape(p)[0]):
+        y = ufuncs.add(ufuncs.multiply(y, x), p[k])
+    return y
+
+
+def polyval(p, x, *, unroll=16):
+    p, x = ensure_arraylike("polyval", p, x)
+    return _polyval(p, x, unroll)
+
+
+def _add_tail(long, short):
+    n = np.shape(short)[0]
+    head = shapes.slice_in_dim(long, 0, np.shape(long)[0] - n, axis=0)
+    tail = shapes.slice_in_dim(long, np.shape(long)[0] - n, np.shape(long)[0], axis=0)
+    return concatenate([head, ufuncs.add(tail, short)])
+
+
+@jit_like_jax("polyadd")
+def polyadd(a1, a2):
+    a1, a2 = promote_dtypes(*ensure_arraylike("polyadd", a1, a2))
+    if np.shape(a2)[0] <= np.shape(a1)[0]:
+        return _add_tail(a1, a2)
+    return _add_tail(a2, a1)
+
+
+@jit_like_jax("polysub")
+def polysub(a1, a2):
+    a1, a2 = promote_dtypes(*ensure_arraylike("polysub", a1, a2))
+    return polyadd(a1, ufuncs.negative(a2))
+
+
+def polymul(a1, a2, *, trim_leading_zeros=False):
+    a1, a2 = promote_dtypes_inexact(*ensure_arraylike("polymul", a1, a2))
+    if trim_leading_zeros and (np.shape(a1)[0] > 1 or np.shape(a2)[0] > 1):
+        a1, a2 = trim_zeros(a1, trim="f"), trim_zeros(a2, trim="f")
+    if np.shape(a1)[0] == 0:
+        a1 = zeros(1, dtype_of(a2))
+    if np.shape(a2)[0] == 0:
+        a2 = zeros(1, dtype_of(a1))
+    return convolve(a1, a2, mode="full")
+
+
+def polydiv(u, v, *, trim_leading_zeros=False):
+    u, v = promote_dtypes_inexact(*ensure_arraylike("polydiv", u, v))
+    m, n = np.shape(u)[0] - 1, np.shape(v)[0] - 1
+    scale = ufuncs.true_divide(1.0, v[0])
+    q = []
+    for k in range(0, m - n + 1):
+        d = ufuncs.multiply(scale, u[k])
+        q.append(d)
+        seg = ufuncs.subtract(u[k:k + n + 1], ufuncs.multiply(d, v))
+        u = concatenate([u[:k], seg, u[k + n + 1:]])
+    quot = array(q) if q else zeros(1, dtype_of(u))
+    if trim_leading_zeros:
+        tol = float(np.sqrt(np.finfo(dtype_of(u)).eps))
+        vals = np.asarray(core.concrete_or_error(None, u, "polydiv trim_leading_zeros"))
+        big = np.nonzero(np.abs(vals) >= tol)[0]
+        u = u[int(big[0]):] if big.size else u[:0]
+    return quot, u
+
+
+@jit_like_jax("polyder", static_argnames=("m",))
+def _polyder(p, m):
+    (p,) = promote_dtypes_inexact(p)
+    if m < 0:
+        raise ValueError("Order of derivative must be positive")
+    if m == 0:
+        return p
+    n = np.shape(p)[0]
+    grid = ufuncs.subtract(shapes.expand_dims(arange(m, n, dtype=dtype_of(p)), (0,)),
+                           shapes.expand_dims(arange(m, dtype=dtype_of(p)), (1,)))
+    coeff = shapes.rev(red.prod(grid, axis=0), (0,))
+    return ufuncs.multiply(p[:n - m], coeff)
+
+
+def polyder(p, m=1):
+    p = ensure_arraylike("polyder", p)
+    return _polyder(p, core.concrete_or_error(operator.index, m,
+                                              "'m' argument of jnp.polyder"))
+
+
+@jit_like_jax("polyint", static_argnames=("m",))
+def _polyint(p, m, k):
+    p, k = promote_dtypes_inexact(p, k)
+    if m < 0:
+        raise ValueError("Order of integral must be positive (see polyder)")
+    k = atleast_1d(k)
+    if np.shape(k)[0] == 1:
+        k = lax.broadcast_in_dim(k[0], (m,), ())
+    if np.shape(k) != (m,):
+        raise ValueError("k must be a scalar or a rank-1 array of length 1 or m.")
+    if m == 0:
+        return p
+    n = np.shape(p)[0]
+    grid = ufuncs.subtract(shapes.expand_dims(arange(n + m, dtype=dtype_of(p)), (0,)),
+                           shapes.expand_dims(arange(m, dtype=dtype_of(p)), (1,)))
+    coeff = shapes.rev(red.prod(ufuncs.maximum(1, grid), axis=0), (0,))
+    return ufuncs.true_divide(concatenate([p, k]), coeff)
+
+
+def polyint(p, m=1, k=None):
+    m = core.concrete_or_error(operator.index, m, "'m' argument of jnp.polyint")
+    p, k = ensure_arraylike("polyint", p, 0 if k is None else k)
+    return _polyint(p, m, k)
+
+
+@jit_like_jax("poly")
+def poly(seq_of_zeros):
+    (z,) = promote_dtypes_inexact(ensure_arraylike("poly", seq_of_zeros))
+    z = atleast_1d(z)
+    sh = np.shape(z)
+    if len(sh) == 2 and sh[0] == sh[1] and sh[0] != 0:
+        raise NotImplementedError("jnp.poly of a square matrix needs its eigenvalues, which "
+                                  "didax.numpy.linalg does not provide")
+    if np.ndim(z) != 1:
+        raise ValueError("input must be 1d or non-empty square 2d array.")
+    dt = dtype_of(z)
+    if np.shape(z)[0] == 0:
+        return to_array(lax.full((), 1, dt))
+    a = lax.full((1,), 1, dt)
+    for k in range(np.shape(z)[0]):
+        factor = concatenate([lax.full((1,), 1, dt), shapes.expand_dims(
+            ufuncs.negative(z[k]), (0,))])
+        a = convolve(a, factor, mode="full")
+    return a
+
+
+def roots(p, *, strip_zeros=True):
+    raise NotImplementedError("jnp.roots needs eigenvalues of the companion matrix, which "
+                              "didax.numpy.linalg does not provide")
+
+
+def polyfit(x, y, deg, rcond=None, full=False, w=None, cov=False):
+    raise NotImplementedError("jnp.polyfit needs a least-squares solver, which "
+                              "didax.numpy.linalg does not provide")
