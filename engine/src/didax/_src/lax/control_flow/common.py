@@ -88,13 +88,21 @@ def as_value(x):
     return Array(np.asarray(x, aval.dtype), aval)
 
 
+def convert(x, dtype):
+    """lax.convert_element_type, folded to a constant for a concrete scalar (JAX folds
+    conversions of constants while staging)."""
+    if isinstance(x, Tracer) or np.ndim(x) != 0:
+        return lax_.convert_element_type(x, dtype)
+    return np.asarray(x, dtypes.canonicalize_dtype(np.dtype(dtype)))
+
+
 def promote_weak_input(x, in_aval, out_aval):
     """A weakly typed initial carry whose dtype the body changes is converted to the
     promoted dtype (JAX's second tracing pass). Returns (value, changed)."""
     if getattr(in_aval, "weak_type", False) and not core.typematch(in_aval, out_aval):
         new_dtype = dtypes.result_type(x, out_aval.dtype)
         if new_dtype != in_aval.dtype:
-            return lax_.convert_element_type(x, new_dtype), True
+            return convert(x, new_dtype), True
     return x, False
 
 

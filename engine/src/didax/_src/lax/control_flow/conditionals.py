@@ -63,7 +63,7 @@ def cond(pred, true_fun: Callable, false_fun: Callable, *operands, operand=_no_o
     pred = _check_pred(pred)
     if config.jax_disable_jit and core.concrete_value_of(pred) is not None:
         return true_fun(*operands) if bool(pred) else false_fun(*operands)
-    index = lax_.convert_element_type(pred, np.int32)
+    index = common.convert(pred, np.int32)
     return _bind_branches(index, (false_fun, true_fun), ("false_fun", "true_fun"), operands,
                           "cond")
 
@@ -107,7 +107,7 @@ def switch(index, branches: Sequence[Callable], *operands, operand=_no_operand):
         raise ValueError("Empty branch sequence")
     if len(branches) == 1:
         return branches[0](*operands)
-    index = lax_.convert_element_type(index, np.int32)
+    index = common.convert(index, np.int32)
     index = lax_.clamp(np.array(0, np.int32), index, np.array(len(branches) - 1, np.int32))
     if config.jax_disable_jit and core.concrete_value_of(index) is not None:
         return branches[int(index)](*operands)

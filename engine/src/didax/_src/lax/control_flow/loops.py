@@ -163,9 +163,9 @@ def fori_loop(lower, upper, body_fun: Callable, init_val, *, unroll=None):
         raise ValueError("Can only use `unroll` in `fori_loop` if the loop bounds are "
                          "statically known.")
     if core.get_aval(lower).dtype != dtype:
-        lower = lax_.convert_element_type(lower, dtype)
+        lower = common.convert(lower, dtype)
     if core.get_aval(upper).dtype != dtype:
-        upper = lax_.convert_element_type(upper, dtype)
+        upper = common.convert(upper, dtype)
 
     def cond(carry):
         return lax_.lt(carry[0], carry[1])
