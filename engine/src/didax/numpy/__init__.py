@@ -20,8 +20,10 @@ from didax._src.numpy import scalar_types as _st
 from didax._src.numpy import setops as _set
 from didax._src.numpy import sorting as _so
 from didax._src.numpy import statistics as _stats
+from didax._src.numpy import ufunc_api as _ufa
 from didax._src.numpy import ufuncs as _uf
 from didax._src.numpy import ufuncs_math as _um
+from didax._src.numpy import vectorize as _vec
 from didax._src.numpy.indexing import argwhere as argwhere
 from didax._src.numpy.indexing import flatnonzero as flatnonzero
 from didax._src.numpy.indexing import nonzero as nonzero
@@ -75,7 +77,7 @@ def _export(module):
             g.setdefault(name, obj)
 
 
-for _m in (_uf, _um, _red, _ac, _mp, _io, _pr, _so, _stats, _pad, _es, _set, _nm, _poly, _it, _ln):
+for _m in (_uf, _um, _red, _ac, _mp, _io, _pr, _so, _stats, _pad, _es, _set, _nm, _poly, _it, _vec, _ufa, _ln):
     _export(_m)
 del _m, _export
-
+globals().update(_ufa._jax_ufuncs())
