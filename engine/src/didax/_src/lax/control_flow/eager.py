@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from didax._src import core, dtypes, xla_backend
+from didax._src import core, xla_backend
 from didax._src.array import Array
 from didax._src.core import ClosedJaxpr, ShapedArray, Tracer, Var
 from didax._src.interpreters import lowering
@@ -150,6 +150,3 @@ def select_lanes(pred, new, old):
 
 def any_true(pred) -> bool:
     return bool(np.any(np.asarray(pred)))
-
-
-del dtypes

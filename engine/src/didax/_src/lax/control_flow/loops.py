@@ -24,7 +24,7 @@ import numpy as np
 
 from didax._src import core, dtypes
 from didax._src.config import config
-from didax._src.core import ClosedJaxpr, ShapedArray
+from didax._src.core import ClosedJaxpr
 from didax._src.interpreters import ad, batching
 from didax._src.interpreters import partial_eval as pe
 from didax._src.interpreters.ad import Zero
@@ -479,6 +479,31 @@ def _interleave(a, b, axis: int):
     return op(shapes.pad(a, zero_a, a_cfg), shapes.pad(b, zero_b, b_cfg))
 
 
+def _slice_axis(e, start, stop, axis: int, stride: int = 1):
+    """e[start:stop:stride] along axis, strides spelled out as JAX's slice_in_dim does."""
+    n = e.shape[axis]
+    start = start + n if start < 0 else start
+    stop = n if stop is None else stop + n if stop < 0 else stop
+    lo, hi, st = [0] * e.ndim, list(e.shape), [1] * e.ndim
+    lo[axis], hi[axis], st[axis] = start, stop, stride
+    return shapes.slice_p.bind(e, start_indices=tuple(lo), limit_indices=tuple(hi),
+                               strides=tuple(st))
+
+
+def _prefix_scan(es, combine, axis: int):
+    """Odd prefixes by recursion on pairwise-combined elements, even ones from them."""
+    m = es[0].shape[axis]
+    if m < 2:
+        return es
+    odd = _prefix_scan(combine([_slice_axis(e, 0, -1, axis, 2) for e in es],
+                               [_slice_axis(e, 1, None, axis, 2) for e in es]), combine, axis)
+    firsts = [_slice_axis(e, 0, -1, axis) for e in odd] if m % 2 == 0 else odd
+    even = combine(firsts, [_slice_axis(e, 2, None, axis, 2) for e in es])
+    even = [shapes.concatenate([_slice_axis(e, 0, 1, axis), r], axis)
+            for e, r in zip(es, even)]
+    return [_interleave(a, b, axis) for a, b in zip(even, odd)]
+
+
 def associative_scan(fn: Callable, elems, reverse: bool = False, axis: int = 0):
     """All prefix combinations of elems along axis under the associative fn (a parallel,
     logarithmic-depth scan)."""
@@ -496,30 +521,7 @@ def associative_scan(fn: Callable, elems, reverse: bool = False, axis: int = 0):
     def combine(a, b):
         out, _ = tree_flatten(fn(tree_unflatten(tree, a), tree_unflatten(tree, b)))
         return out
-
-    def sl(e, start, stop, stride=1):
-        # strides spelled out, as JAX's slice_in_dim passes them
-        n = e.shape[axis]
-        start = start + n if start < 0 else start
-        stop = n if stop is None else stop + n if stop < 0 else stop
-        lo, hi, st = [0] * e.ndim, list(e.shape), [1] * e.ndim
-        lo[axis], hi[axis], st[axis] = start, stop, stride
-        return shapes.slice_p.bind(e, start_indices=tuple(lo), limit_indices=tuple(hi),
-                                   strides=tuple(st))
-
-    def rec(es):
-        m = es[0].shape[axis]
-        if m < 2:
-            return es
-        odd = rec(combine([sl(e, 0, -1, 2) for e in es], [sl(e, 1, None, 2) for e in es]))
-        firsts = [sl(e, 0, -1) for e in odd] if m % 2 == 0 else odd
-        even = combine(firsts, [sl(e, 2, None, 2) for e in es])
-        even = [shapes.concatenate([sl(e, 0, 1), r], axis) for e, r in zip(es, even)]
-        return [_interleave(a, b, axis) for a, b in zip(even, odd)]
-    out = rec(flat)
+    out = _prefix_scan(flat, combine, axis)
     if reverse:
         out = [shapes.rev(e, (axis,)) for e in out]
     return tree_unflatten(tree, out)
-
-
-del ShapedArray
