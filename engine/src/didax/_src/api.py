@@ -707,6 +707,11 @@ def block_until_ready(x):
         if buf is not None:
             buf.block_until_ready()
         return x
+    if type(x) in (tuple, list) and all(type(v) is Array for v in x):
+        for v in x:
+            if v._buf is not None:
+                v._buf.block_until_ready()
+        return x
     for leaf in tree_flatten(x)[0]:
         if hasattr(leaf, "block_until_ready"):
             leaf.block_until_ready()

@@ -519,7 +519,7 @@ class JitWrapped:
         except AttributeError:
             return _NO_FAST
         if len(key) != len(args):
-            return _NO_FAST
+            return self._fast_path_tree(args)
         fast = self._fast.get(key)
         if fast is None:
             if config.jax_disable_jit or self.static_argnums:
@@ -530,6 +530,24 @@ class JitWrapped:
                                                       self.keep_unused)
             fast = self._fast[key] = _make_fast(entry)
         return fast(args)
+
+    def _fast_path_tree(self, args):
+        """Pytree arguments of Arrays: flatten once, key on (treedef, avals)."""
+        if self.static_argnums or config.jax_disable_jit:
+            return _NO_FAST
+        flat, tree = tree_flatten(args)
+        avals = tuple([a.aval for a in flat if type(a) is Array])
+        if len(avals) != len(flat):
+            return _NO_FAST
+        key = (tree, avals)
+        fast = self._fast.get(key)
+        if fast is None:
+            entry, flat2, _ = self._trace(args, {})
+            if entry.executable is None:
+                entry.executable = compiled_for_jaxpr(entry.closed, self.name,
+                                                      self.keep_unused)
+            fast = self._fast[key] = _make_fast(entry)
+        return fast(flat)
 
     def bind(self, entry: _CacheEntry, flat):
         closed, lifted = pe.close_over_consts(entry.closed)
