@@ -47,8 +47,10 @@ from didax import experimental as experimental
 from didax import errors as errors
 from didax import export as export
 from didax import lax as lax
+from didax import nn as nn
 from didax import numpy as numpy
 from didax import random as random
+from didax import scipy as scipy
 from didax import tree as tree
 from didax import tree_util as tree_util
 from didax._src.xla_backend import devices as devices

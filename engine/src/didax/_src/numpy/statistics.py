@@ -536,3 +536,43 @@ def histogram(a, bins=10, range=None, weights=None, density=None):  # noqa: A002
     return counts, edges
 
 
+
+
+# ----------------------------------------------------------------------------------------
+# log-sum-exp (jax.scipy.special.logsumexp, jax.nn.logsumexp, jnp.logaddexp.reduce)
+# ----------------------------------------------------------------------------------------
+
+
+def _logsumexp_impl(a, axis=None, b=None, keepdims=False, return_sign=False, where=None):
+    """log(sum(b * exp(a))) with the maximum factored out (and held constant for
+    differentiation), as JAX computes it."""
+    from didax._src.numpy.ufuncs_math import isfinite  # noqa: PLC0415
+
+    a = ensure_arraylike("logsumexp", a)
+    if where is not None:
+        where = ensure_arraylike("logsumexp", where)
+        a = where3(where, a, 0)
+    if b is not None:
+        a, b = promote_dtypes_inexact(a, ensure_arraylike("logsumexp", b))
+        a = where3(lax.ne(b, core.typed_scalar(0, dtype_of(b))), a, -np.inf)
+    else:
+        (a,) = promote_dtypes_inexact(a)
+    dims = canonicalize_axes(red._static_axis(axis, "logsumexp"), np.ndim(a))
+    re = lax.real(a) if dtypes.is_complex(dtype_of(a)) else a
+    amax = red.max(re, axis=dims, keepdims=keepdims, where=where, initial=-np.inf)
+    amax = lax.stop_gradient(lax.select(isfinite(amax), amax, full_like(amax, 0)))
+    amax_dims = amax if keepdims else shapes.expand_dims(amax, dims)
+    exp_a = lax.exp(lax.sub(a, lax.convert_element_type(amax_dims, dtype_of(a))))
+    if b is not None:
+        exp_a = lax.mul(exp_a, b)
+    sumexp = red.sum(exp_a, axis=dims, keepdims=keepdims, where=where)
+    sign = lax.sign(sumexp)
+    if return_sign or not dtypes.is_complex(dtype_of(a)):
+        sumexp = lax.abs(sumexp)
+    out = lax.add(lax.log(sumexp), lax.convert_element_type(amax, dtype_of(sumexp)))
+    if return_sign:
+        return out, sign
+    if b is not None and not dtypes.is_complex(dtype_of(out)):
+        out = where3(lax.lt(sign, core.typed_scalar(0, dtype_of(sign))),
+                     np.array(np.nan, dtype_of(out)), out)
+    return out

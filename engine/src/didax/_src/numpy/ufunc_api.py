@@ -182,7 +182,7 @@ def _jax_ufuncs() -> dict[str, ufunc]:
         "bitwise_and": (uf.bitwise_and, -1, red.reduce_bitwise_and, None, None),
         "bitwise_or": (uf.bitwise_or, 0, red.reduce_bitwise_or, None, None),
         "bitwise_xor": (uf.bitwise_xor, 0, red.reduce_bitwise_xor, None, None),
-        "logaddexp": (um.logaddexp, -np.inf, None, None, None),
+        "logaddexp": (um.logaddexp, -np.inf, _logsumexp_reduce, None, None),
         "logaddexp2": (um.logaddexp2, -np.inf, None, None, None),
     }
     out = {name: ufunc(fn, 2, 1, name=name, identity=ident, reduce=r, accumulate=acc,
@@ -197,3 +197,11 @@ def _no_dtype(fn):
             a = asarray(a, dtype)
         return fn(a, axis=axis, keepdims=keepdims, initial=initial, where=where)
     return reduce
+
+
+def _logsumexp_reduce(a, axis=0, dtype=None, keepdims=False, initial=None, where=None):
+    from didax._src.numpy import ufuncs_math as um  # noqa: PLC0415
+    from didax._src.numpy.statistics import _logsumexp_impl  # noqa: PLC0415
+
+    out = _logsumexp_impl(a, axis, keepdims=keepdims, where=where)
+    return out if initial is None else um.logaddexp(initial, out)

@@ -1,0 +1,1 @@
+"""Implementation of didax.scipy (JAX's jax.scipy subset)."""

@@ -1,0 +1,78 @@
+"""`didax.scipy.special`: JAX's jax.scipy.special functions didax provides."""
+
+from didax._src.numpy.ufuncs_math import i0 as i0
+from didax._src.scipy.special import (
+    betaln as betaln,
+)
+from didax._src.scipy.special import (
+    digamma as digamma,
+)
+from didax._src.scipy.special import (
+    entr as entr,
+)
+from didax._src.scipy.special import (
+    erf as erf,
+)
+from didax._src.scipy.special import (
+    erfc as erfc,
+)
+from didax._src.scipy.special import (
+    erfinv as erfinv,
+)
+from didax._src.scipy.special import (
+    expit as expit,
+)
+from didax._src.scipy.special import (
+    gamma as gamma,
+)
+from didax._src.scipy.special import (
+    gammainc as gammainc,
+)
+from didax._src.scipy.special import (
+    gammaln as gammaln,
+)
+from didax._src.scipy.special import (
+    gammasgn as gammasgn,
+)
+from didax._src.scipy.special import (
+    kl_div as kl_div,
+)
+from didax._src.scipy.special import (
+    log_ndtr as log_ndtr,
+)
+from didax._src.scipy.special import (
+    log_softmax as log_softmax,
+)
+from didax._src.scipy.special import (
+    loggamma as loggamma,
+)
+from didax._src.scipy.special import (
+    logit as logit,
+)
+from didax._src.scipy.special import (
+    logsumexp as logsumexp,
+)
+from didax._src.scipy.special import (
+    multigammaln as multigammaln,
+)
+from didax._src.scipy.special import (
+    ndtr as ndtr,
+)
+from didax._src.scipy.special import (
+    ndtri as ndtri,
+)
+from didax._src.scipy.special import (
+    polygamma as polygamma,
+)
+from didax._src.scipy.special import (
+    rel_entr as rel_entr,
+)
+from didax._src.scipy.special import (
+    softmax as softmax,
+)
+from didax._src.scipy.special import (
+    xlog1py as xlog1py,
+)
+from didax._src.scipy.special import (
+    xlogy as xlogy,
+)
