@@ -356,10 +356,14 @@ def _capitalize(s: str) -> str:
     return s[0].upper() + s[1:]
 
 
-def _join_diffs(diffs: list[str], sep: str = "\n") -> str:
+def _join_diffs(diffs: list[str], capitalize: bool = True, loose: bool = False) -> str:
+    """One difference as a sentence, several as a bulleted list (`loose`: blank lines
+    between bullets), in the layouts JAX's messages use."""
     if len(diffs) == 1:
-        return f"{_capitalize(diffs[0])}.\n"
-    return sep.join(f"  * {d};" for d in diffs[:-1]) + f"\n  * {diffs[-1]}.\n"
+        return f"{_capitalize(diffs[0]) if capitalize else diffs[0]}.\n"
+    if loose:
+        return "\n".join(f"  * {d};\n" for d in diffs[:-1]) + f"  * {diffs[-1]}.\n"
+    return "\n".join(f"  * {d};" for d in diffs[:-1]) + f"\n  * {diffs[-1]}.\n"
 
 
 def check_branch_outputs(api: str, name1: str, name2: str, f1, f2, tree1, avals1, tree2,
@@ -380,8 +384,9 @@ def check_branch_outputs(api: str, name1: str, name2: str, f1, f2, tree1, avals1
         if not diffs:
             return
         raise TypeError(f"{api} branch outputs must have the same pytree structure, but "
-                        f"they differ:\n\n{head}{_join_diffs(diffs)}\nRevise {name1} and/or "
-                        f"{name2} so that they have the same pytree structure.")
+                        f"they differ:\n\n{head}{_join_diffs(diffs, False, True)}\nRevise "
+                        f"{name1} and/or {name2} so that they have the same pytree "
+                        "structure.")
     diffs = [f"the output of {name1}{at(p)} has type {long_aval(a1)} but the corresponding "
              f"output of {name2} has type {long_aval(a2)}{mismatch_extra(a1, a2)}"
              for p, a1, a2 in zip(paths, avals1, avals2) if not core.typematch(a1, a2)]
@@ -413,9 +418,9 @@ def check_carry_type(name: str, body_fun, in_tree, in_avals, out_tree, out_avals
              if not core.typematch(a1, a2)]
     if diffs:
         raise TypeError(f"{name} function carry input and carry output must have equal "
-                        f"types, but they differ:\n\n{_join_diffs(diffs)}\nRevise the "
-                        "function so that all output types match the corresponding input "
-                        "types.")
+                        f"types, but they differ:\n\n{_join_diffs(diffs, loose=True)}\n"
+                        "Revise the function so that all output types match the "
+                        "corresponding input types.")
 
 
 def _raise_carry_tree(name, component, in_tree, in_avals, out_tree, out_avals):
@@ -427,7 +432,7 @@ def _raise_carry_tree(name, component, in_tree, in_avals, out_tree, out_avals):
                                                                       list(out_avals)))]
         if not diffs:
             return
-        differences = _join_diffs(diffs, "\n")
+        differences = _join_diffs(diffs, loose=True)
     except Exception:
         differences = (f"the input tree structure is:\n{in_tree}\n"
                        f"the output tree structure is:\n{out_tree}\n")

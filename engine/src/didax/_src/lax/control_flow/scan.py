@@ -17,6 +17,7 @@ helpers.
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Callable
 
 import numpy as np
@@ -63,13 +64,12 @@ def scan(f: Callable, init, xs=None, length: int | None = None, reverse: bool = 
         init_flat = [x for x, _ in promoted]
         init_avals = [core.get_aval(x) for x in init_flat]
         traced = _trace_body(f, in_tree, init_avals, x_avals)
-    jaxpr, consts, carry_tree, ys_tree = traced
+    jaxpr, consts, carry_tree, out_tree = traced
     common.check_carry_type("scan body", f, init_tree, init_avals, carry_tree,
                             jaxpr.out_avals[:len(init_avals)])
     unroll = _check_unroll(unroll, length)
     outs = _bind_scan(jaxpr, consts, init_flat, xs_flat, length, reverse, unroll)
-    carry, ys = split_list(outs, [len(init_flat)])
-    return tree_unflatten(carry_tree, carry), tree_unflatten(ys_tree, ys)
+    return tree_unflatten(out_tree, outs)  # the body's (carry, y) container, list or tuple
 
 
 def _slice_aval(aval):
@@ -77,22 +77,27 @@ def _slice_aval(aval):
 
 
 class _AvalStr:
-    """Shows an aval in an error message as JAX does (`~float32[]` when weakly typed)."""
+    """Shows an aval in an error message as JAX does: `~float32[]` alone, its repr
+    `ShapedArray(float32[], weak_type=True)` inside a container."""
 
     def __init__(self, aval):
         self.aval = aval
 
-    def __repr__(self):
+    def __str__(self):
         return ("~" if self.aval.weak_type else "") + common.long_aval(self.aval)
+
+    def __repr__(self):
+        return repr(self.aval)
 
 
 def _trace_body(f, in_tree, carry_avals, x_avals):
+    """-> (jaxpr, consts, carry treedef, treedef of the (carry, y) output)."""
     jaxpr, consts, out_tree = common.trace_jaxpr(f, in_tree, [*carry_avals, *x_avals], "scan")
     children = out_tree.children() if out_tree.num_nodes > 1 else []
     if out_tree.num_nodes == 1 or len(children) != 2:
         shown = tree_unflatten(out_tree, [_AvalStr(a) for a in jaxpr.out_avals])
         raise TypeError(f"scan body output must be a pair, got {shown}.")
-    return jaxpr, consts, children[0], children[1]
+    return jaxpr, consts, children[0], out_tree
 
 
 def _infer_length(xs_flat, length) -> int:
@@ -102,13 +107,10 @@ def _infer_length(xs_flat, length) -> int:
         bad = ", ".join(str(x) for x in xs_flat if not np.shape(x))
         raise ValueError(f"scan got value with no leading axis to scan over: {bad}.") from None
     if length is not None:
-        try:
-            length = int(length)
-        except core.ConcretizationTypeError:
-            raise core.ConcretizationTypeError(
-                "The `length` argument to `scan` expects a concrete `int` value. For "
-                "scan-like iteration with a dynamic length, use `while_loop` or "
-                "`fori_loop`.") from None
+        length = core.concrete_or_error(
+            operator.index, length, "The `length` argument to `scan` expects a concrete "
+            "`int` value. For scan-like iteration with a dynamic length, use `while_loop` "
+            "or `fori_loop`.")
         if not all(length == n for n in lengths):
             raise ValueError(f"scan got `length` argument of {length} which disagrees with "
                              f"leading axis sizes {lengths}.")
