@@ -23,7 +23,7 @@ ORDER = ["foundation", "core", "interpreters", "runtime", "lax", "jit", "librari
 PLACEMENT: list[tuple[str, str]] = [
     *[(m, "foundation") for m in ("util", "source_info", "errors", "pretty_printer",
                                   "config", "dtypes", "_promotion", "pytree", "tree_util")],
-    ("core", "core"), ("api_util", "core"),
+    ("core", "core"), ("jaxpr_printer", "core"), ("api_util", "core"),
     ("interpreters", "interpreters"), ("interpreters.*", "interpreters"),
     ("xla_backend", "runtime"), ("array", "runtime"),
     # control flow is a library built on lax (README: "numpy/*, random, ..., control flow")
@@ -31,7 +31,7 @@ PLACEMENT: list[tuple[str, str]] = [
     ("lax", "lax"), ("lax.*", "lax"),
     # jit sits below the libraries: jnp and random functions are jitted, as in JAX
     ("pjit", "jit"), ("stages", "jit"),
-    *[(m, "libraries") for m in ("numpy", "numpy.*", "random", "random_extra", "prng",
+    *[(m, "libraries") for m in ("numpy", "numpy.*", "random", "random_*", "prng",
                                  "prng_keys", "custom_derivatives", "callback")],
     *[(m, "transformations") for m in ("api", "pmap", "export", "export_format", "viz",
                                        "viz.*")],
