@@ -32,7 +32,8 @@ PLACEMENT: list[tuple[str, str]] = [
     # jit sits below the libraries: jnp and random functions are jitted, as in JAX
     ("pjit", "jit"), ("stages", "jit"),
     *[(m, "libraries") for m in ("numpy", "numpy.*", "random", "random_*", "prng",
-                                 "prng_keys", "custom_derivatives", "callback")],
+                                 "prng_keys", "custom_derivatives", "callback", "nn",
+                                 "nn_*", "scipy", "scipy.*")],
     *[(m, "transformations") for m in ("api", "pmap", "export", "export_format", "viz",
                                        "viz.*")],
 ]

@@ -111,6 +111,7 @@ for _name, _kind, _dts in [
     ("acosh", "gt1", FLOAT + COMPLEX), ("atanh", "unit", FLOAT + COMPLEX),
     ("sqrt", "positive", FLOAT + COMPLEX), ("rsqrt", "positive", FLOAT + COMPLEX),
     ("cbrt", "nonzero", FLOAT), ("erf", "normal", FLOAT), ("erf_inv", "unit", FLOAT),
+    ("erfc", "normal", FLOAT),
     ("lgamma", "positive", FLOAT), ("digamma", "positive", FLOAT),
     ("logistic", "normal", FLOAT), ("square", "normal", NUM),
     ("neg", "normal", NUM), ("sign", "nonzero", NUM),
@@ -473,6 +474,14 @@ for _src, _dst, _shape in [(f32, i32, (3, 4)), (i32, f32, (3, 4)), (f32, u8, (3,
         shapes=[(_shape,)], kinds="bits" if _src.kind in "iu" else "normal",
         modes=("eval", "jaxpr", "vmap"), in_axes=[(0,)])
 
+
+# --- stack / unstack / tile (lax/stacking.py)
+rec("stack", ("stack",), lambda jnp, lax: lambda x, y: lax.stack([x, y], 1), ALL,
+    shapes=[((2, 3), (2, 3)), ((3,), (3,)), ((0, 2), (0, 2))])
+rec("unstack", ("unstack",), lambda jnp, lax: lambda x: lax.unstack(x, 1), ALL,
+    shapes=[((2, 3),), ((2, 1, 4),)])
+rec("tile", ("tile",), lambda jnp, lax: lambda x: lax.tile(x, (2, 1, 3)), ALL,
+    shapes=[((2, 3, 1),), ((1, 0, 2),)])
 
 # --- collectives (lax/parallel.py), under vmap with a named axis
 

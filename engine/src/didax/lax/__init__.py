@@ -192,3 +192,9 @@ from didax._src.lax.slicing import (
     scatter_sub as scatter_sub,
     scatter_sub_p as scatter_sub_p,
 )
+from didax._src.lax.special import erfc as erfc
+from didax._src.lax.stacking import (
+    stack as stack,
+    tile as tile,
+    unstack as unstack,
+)
