@@ -271,6 +271,12 @@ GAMMA_CASES = {
     "dirichlet shape": lambda m, n: m.random.dirichlet(K(m, 4), n.ones((2, 3)), (4, 2)),
     "poisson": lambda m, n: m.random.poisson(K(m, 4), n.asarray([0.0, 0.5, 9.9, 10.0, 200.0])),
     "poisson shape": lambda m, n: m.random.poisson(K(m, 4), 3.0, (6,), n.int16),
+    "binomial": lambda m, n: m.random.binomial(
+        K(m, 4), n.asarray([5.0, 50.0, 500.0, 100.0]), n.asarray([0.1, 0.5, 0.9, 0.3])),
+    "binomial invalid": lambda m, n: m.random.binomial(
+        K(m, 4), n.asarray([-1.0, 3.0, np.inf, 4.0]), n.asarray([0.5, -0.1, 0.5, np.nan])),
+    "multinomial": lambda m, n: m.random.multinomial(
+        K(m, 4), n.asarray([10.0, 100.0]), n.asarray([0.2, 0.3, 0.5]), shape=(2, 3)),
     "vmap gamma": lambda m, n: m.vmap(lambda k: m.random.gamma(k, 2.0, (3,)))(
         m.random.split(K(m, 4), 3)),
     "vmap gamma alphas": lambda m, n: m.vmap(lambda a: m.random.gamma(K(m, 4), a, (3,)))(
@@ -472,6 +478,13 @@ def test_printing():
     assert _texts(jax, jnp) == _texts(didax, dnp)
 
 
+def test_public_names():
+    """Every name of jax.random exists in didax.random (beyond the linalg-based ones)."""
+    needs_linalg = {"multivariate_normal", "orthogonal"}
+    public = {n for n in dir(jax.random) if not n.startswith("_")}
+    assert public - set(dir(didax.random)) == needs_linalg
+
+
 JAXPRS = {
     "PRNGKey": (lambda m: m.random.PRNGKey, lambda m: (0,)),
     "key": (lambda m: m.random.key, lambda m: (0,)),
@@ -483,6 +496,7 @@ JAXPRS = {
     "uniform": (lambda m: (lambda k: m.random.uniform(k, (3,))), lambda m: (m.random.key(0),)),
     "normal": (lambda m: (lambda k: m.random.normal(k, (3,))), lambda m: (m.random.key(0),)),
     "key_data": (lambda m: m.random.key_data, lambda m: (m.random.key(0),)),
+    "clone": (lambda m: m.random.clone, lambda m: (m.random.key(0),)),
     "gamma": (lambda m: (lambda k: m.random.gamma(k, 2.0, (3,))), lambda m: (m.random.key(0),)),
     "dirichlet": (lambda m: (lambda k: m.random.dirichlet(k, m.numpy.ones((2, 3)), (4, 2))),
                   lambda m: (m.random.key(0),)),

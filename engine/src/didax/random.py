@@ -27,10 +27,12 @@ from didax._src.random import (
     wrap_key_data,
 )
 from didax._src.random_extra import (
+    binomial,
     double_sided_maxwell,
     geometric,
     lognormal,
     maxwell,
+    multinomial,
     pareto,
     poisson,
     rademacher,
@@ -56,6 +58,7 @@ __all__ = [
     "ball",
     "bernoulli",
     "beta",
+    "binomial",
     "bits",
     "categorical",
     "cauchy",
@@ -80,6 +83,7 @@ __all__ = [
     "logistic",
     "lognormal",
     "maxwell",
+    "multinomial",
     "normal",
     "pareto",
     "permutation",

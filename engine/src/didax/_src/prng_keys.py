@@ -5,11 +5,13 @@
 - `PRNGKeyArray`: a concrete array of keys overlaying a uint32 Array of key data (shape
   `(*keys_shape, *impl.key_shape)`), printing as JAX prints it.
 - The key primitives, staged as JAX stages them: `random_seed`, `random_wrap`,
-  `random_unwrap`, `random_split`, `random_fold_in`, `random_bits` — each with an eager
-  impl on key data, a lowering through its traced physical function, batching and zero JVPs.
+  `random_unwrap`, `random_split`, `random_fold_in`, `random_bits`, `random_clone` — each
+  with an eager impl on key data, a lowering through its traced physical function,
+  batching and zero JVPs.
 - Extended-dtype rules for the structural primitives (broadcast_in_dim, reshape, squeeze,
   transpose, rev, slice, concatenate, split, dynamic_slice, dynamic_update_slice,
-  select_n): applied to key arrays they act on the key data (eagerly and when lowered).
+  select_n, gather): applied to key arrays they act on the key data (eagerly and when
+  lowered).
 
 May import core, dtypes, array, the interpreters, didax.lax and prng.
 """
@@ -457,6 +459,14 @@ batching.primitive_batchers[random_bits_p] = _vectorized_key_batch(random_bits_p
 
 def random_bits(keys, bit_width: int, shape: tuple[int, ...]):
     return random_bits_p.bind(keys, bit_width=bit_width, shape=tuple(shape))
+
+
+# --- random_clone (an identity that key-reuse checking could tell apart)
+random_clone_p = def_primitive(
+    "random_clone", abstract_eval=lambda x: x, impl=None, eager_impl=lambda x: x,
+    jvp=ZERO_JVP, transpose=NONLINEAR, batch=None,
+    lower=lambda ctx, x: lowering.Value(x.name, physical_aval(ctx.avals_out[0])))
+batching.primitive_batchers[random_clone_p] = _vectorized_key_batch(random_clone_p)
 
 
 # ----------------------------------------------------------------------------------------

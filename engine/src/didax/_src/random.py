@@ -30,6 +30,7 @@ from didax._src.prng import UINT_DTYPES, PRNGImpl, prngs
 from didax._src.prng_keys import (
     KeyTy,
     random_bits,
+    random_clone_p,
     random_fold_in,
     random_seed,
     random_split,
@@ -261,8 +262,8 @@ def split(key, num: int | Sequence[int] = 2):
 
 
 def clone(key):
-    """A copy of key (keys are immutable values in didax, so the key itself)."""
-    return key
+    """A copy of key, for deliberate reuse (the identity on values)."""
+    return random_clone_p.bind(key)
 
 
 def key_impl(keys) -> str | PRNGSpec:

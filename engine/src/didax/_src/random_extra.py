@@ -1,17 +1,20 @@
 """More `didax.random` samplers built on the core ones, following JAX 0.10's constructions
 (and jitted as JAX jits them): pareto, rademacher, maxwell, double_sided_maxwell,
-weibull_min, rayleigh, wald, geometric, triangular, lognormal and poisson.
+weibull_min, rayleigh, wald, geometric, triangular, lognormal, poisson, binomial and
+multinomial.
 
 May import what `didax._src.random` may, and `didax._src.random`.
 """
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from didax._src import core, dtypes
-from didax._src.lax import lax, reductions
-from didax._src.lax.control_flow import while_loop
+from didax._src.lax import lax, reductions, shapes
+from didax._src.lax.control_flow import scan, while_loop
 from didax._src.numpy import util as np_util
 from didax._src.random import (
     Shape,
@@ -27,6 +30,7 @@ from didax._src.random import (
     bernoulli,
     exponential,
     normal,
+    split,
     uniform,
 )
 
@@ -315,3 +319,162 @@ def _poisson_rejection(key, lam, shape, dtype, max_iters):
 
 def _any(pred):
     return reductions.reduce_or(pred, tuple(range(np.ndim(pred))))
+
+
+def binomial(key, n, p, shape: Shape | None = None, dtype=None):
+    """Binomial(n, p) counts (as floats): inversion by geometric gaps when n·min(p, 1-p)
+    <= 10, the BTRS rejection sampler otherwise."""
+    key, _ = _check_prng_key("binomial", key)
+    np_util.check_arraylike("binomial", n, p)
+    dtype = _float_dtype("binomial", dtype)
+    if shape is not None:
+        shape = _canonicalize_shape(shape)
+    return _binomial(key, n, p, shape, dtype)
+
+
+@_jit(static_argnums=(3, 4), inline=True)
+def _binomial(key, count, prob, shape, dtype):
+    if shape is None:
+        shape = _broadcast_shapes(np.shape(count), np.shape(prob))
+    else:
+        _check_shape("binomial", shape, np.shape(count), np.shape(prob))
+    (prob,) = np_util.promote_dtypes_inexact(prob)
+    count = _broadcast_to(lax.convert_element_type(count, core.get_aval(prob).dtype), shape)
+    prob = _broadcast_to(prob, shape)
+    p_lt_half = prob < 0.5
+    q = lax.select(p_lt_half, prob, 1.0 - prob)
+    count_nan_or_neg = lax.ne(count, count) | (count < 0.0)
+    count_inf = _isinf(count)
+    q_is_nan, q_l_0 = lax.ne(q, q), q < 0.0
+    q = lax.select(q_is_nan | q_l_0, lax.full_like(q, 0.01), q)
+    use_inversion = count_nan_or_neg | (count * q <= 10.0)
+    count = lax.floor(count)
+    count_inv = lax.select(use_inversion, count, lax.full_like(count, 0.0))
+    count_btrs = lax.select(use_inversion, lax.full_like(count, 1e4), count)
+    q_btrs = lax.select(use_inversion, lax.full_like(q, 0.5), q)
+    max_iters = dtype.type(dtypes.finfo(dtype).max)
+    samples = lax.select(use_inversion,
+                         _binomial_inversion(key, count_inv, q, shape, dtype, max_iters),
+                         _btrs(key, count_btrs, q_btrs, shape, dtype, max_iters))
+    invalid = q_l_0 | q_is_nan | count_nan_or_neg
+    samples = lax.select(invalid, lax.full_like(samples, np.nan, dtype), samples)
+    samples = lax.select(count_inf & ~invalid, lax.full_like(samples, np.inf, dtype), samples)
+    return lax.select(p_lt_half | count_nan_or_neg | q_is_nan | count_inf, samples,
+                      lax.convert_element_type(count, dtype) - samples)
+
+
+def _isinf(x):
+    from didax._src.numpy import ufuncs_math  # noqa: PLC0415
+
+    return ufuncs_math.isinf(x)
+
+
+@_jit(static_argnums=(3, 4, 5), inline=True)
+def _binomial_inversion(key, count, prob, shape, dtype, max_iters):
+    """Sum geometric gaps between successes until they pass `count`."""
+    log1minusprob = lax.log1p(-prob)
+    prob_dtype = core.get_aval(prob).dtype
+
+    def body(carry):
+        i, num_geom, geom_sum, key = carry
+        subkey, key = split(key)
+        num_geom_out = lax.select(geom_sum <= count, num_geom + 1, num_geom)
+        u = uniform(subkey, shape, prob_dtype)
+        geom = lax.ceil(lax.log(u) / log1minusprob)
+        return i + 1, num_geom_out, geom_sum + geom, key
+
+    def cond(carry):
+        i, geom_sum = carry[0], carry[2]
+        return _any(geom_sum <= count) & (i < max_iters)
+
+    init = (0, lax.full_like(prob, 0, prob_dtype, shape),
+            lax.full_like(prob, 0, prob_dtype, shape), key)
+    k = while_loop(cond, body, init)[1]
+    return lax.convert_element_type(k - 1, dtype)
+
+
+def _stirling_approx_tail(k):
+    """log(k!) minus its Stirling approximation: a table below 10, a series above."""
+    table = _asarray(np.array([
+        0.0810614667953272, 0.0413406959554092, 0.0276779256849983, 0.02079067210376509,
+        0.0166446911898211, 0.0138761288230707, 0.0118967099458917, 0.0104112652619720,
+        0.00925546218271273, 0.00833056343336287], core.get_aval(k).dtype))
+    use_table = k <= 9
+    k = lax.clamp(_const(k, 0.0), k, _const(k, 9.0))
+    kp1sq = (k + 1) * (k + 1)
+    approx = (1.0 / 12 - (1.0 / 360 - 1.0 / 1260 / kp1sq) / kp1sq) / (k + 1)
+    k = lax.floor(k)
+    return lax.select(use_table, table[lax.convert_element_type(k, np.int32)], approx)
+
+
+@_jit(static_argnums=(3, 4, 5), inline=True)
+def _btrs(key, count, prob, shape, dtype, max_iters):
+    """Hörmann's BTRS: transformed rejection with a Stirling-bounded acceptance test."""
+    stddev = lax.sqrt(count * prob * (1 - prob))
+    b = 1.15 + 2.53 * stddev
+    a = -0.0873 + 0.0248 * b + 0.01 * prob
+    c = count * prob + 0.5
+    v_r = 0.92 - 4.2 / b
+    r = prob / (1 - prob)
+    alpha = (2.83 + 5.1 / b) * stddev
+    m = lax.floor((count + 1) * prob)
+    consts = (a, b, c, v_r, r, alpha, m)
+
+    def cond(carry):
+        return _any(~carry[2]) & (carry[0] < max_iters)
+
+    init = (0, lax.full_like(prob, -1, core.get_aval(prob).dtype, shape),
+            lax.full(shape, False, np.bool_), key)
+    body = functools.partial(_btrs_step, count, prob, shape, consts)
+    return lax.convert_element_type(while_loop(cond, body, init)[1], dtype)
+
+
+def _btrs_step(count, prob, shape, consts, carry):
+    a, b, c, v_r, r, alpha, m = consts
+    i, k_out, accepted, key = carry
+    key, subkey_0, subkey_1 = split(key, 3)
+    u = uniform(subkey_0, shape, core.get_aval(prob).dtype)
+    v = uniform(subkey_1, shape, core.get_aval(prob).dtype)
+    u = u - 0.5
+    us = 0.5 - abs(u)
+    accept1 = (us >= 0.07) & (v <= v_r)
+    k = lax.floor((2 * a / us + b) * u + c)
+    reject = (k < 0) | (k > count)
+    v = lax.log(v * alpha / (a / (us * us) + b))
+    ub = ((m + 0.5) * lax.log((m + 1) / (r * (count - m + 1)))
+          + (count + 1) * lax.log((count - m + 1) / (count - k + 1))
+          + (k + 0.5) * lax.log(r * (count - k + 1) / (k + 1))
+          + _stirling_approx_tail(m) + _stirling_approx_tail(count - m)
+          - _stirling_approx_tail(k) - _stirling_approx_tail(count - k))
+    accept = accept1 | (~reject & (v <= ub))
+    return i + 1, lax.select(accept, k, k_out), accepted | accept, key
+
+
+def multinomial(key, n, p, *, shape: Shape | None = None, dtype=None, unroll=1):
+    """Multinomial(n, p) counts over p's last axis, by a scan of conditional binomials."""
+    key, _ = _check_prng_key("multinomial", key)
+    np_util.check_arraylike("multinomial", n, p)
+    n, p = np_util.promote_dtypes_inexact(n, p)
+    if shape is None:
+        shape = np.shape(p)
+    n, p = _broadcast_to(n, shape[:-1]), _broadcast_to(p, shape)
+
+    def step(remainder, ratio_key):
+        ratio, k = ratio_key
+        count = binomial(k, remainder, _clip01(ratio),
+                         dtype=core.get_aval(remainder).dtype)
+        return remainder - count, count
+
+    p = shapes.transpose(p, (p.ndim - 1, *range(p.ndim - 1)))
+    remaining = reductions.cumsum(p, 0, reverse=True)
+    ratios = p / lax.select(remaining == 0, lax.full_like(remaining, 1), remaining)
+    keys = split(key, ratios.shape[0])
+    _, counts = scan(step, n, (ratios, keys), unroll=unroll)
+    counts = shapes.transpose(counts, (*range(1, counts.ndim), 0))
+    return counts if dtype is None else lax.convert_element_type(counts, dtype)
+
+
+def _clip01(x):
+    from didax._src.numpy import lax_numpy  # noqa: PLC0415
+
+    return lax_numpy.clip(x, 0, 1)
