@@ -1,8 +1,8 @@
 """`didax.nn`: JAX's neural-network activation functions and helpers — relu (custom_jvp:
 gradient 0 at 0) and relu6, sigmoid, softplus, soft_sign, silu/swish, mish, gelu (tanh
 approximation or exact), elu, celu, selu, leaky_relu, hard_tanh/hard_sigmoid/hard_silu,
-log_sigmoid, sparse_plus/sparse_sigmoid, squareplus, glu, log1mexp, softmax (custom_jvp)
-and log_softmax, logsumexp/logmeanexp, standardize, one_hot — each staged as a `jit` call
+log_sigmoid, sparse_plus/sparse_sigmoid, squareplus, glu, log1mexp, softmax and
+log_softmax, logsumexp/logmeanexp, standardize, one_hot — each staged as a `jit` call
 where JAX jits it, so jaxprs show the same equations.
 
 May import core, dtypes, lax, numpy, custom_derivatives and scipy.special.
@@ -121,8 +121,8 @@ def log_sigmoid(x):
 @_jit("elu")
 def elu(x, alpha=1.0):
     x = ensure_arraylike("elu", x)
-    pos = uf.greater(x, 0)
-    return jnp_core.where(pos, x, uf.multiply(alpha, um.expm1(jnp_core.where(pos, 0.0, x))))
+    inner = jnp_core.where(uf.greater(x, 0), 0.0, x)
+    return jnp_core.where(uf.greater(x, 0), x, uf.multiply(alpha, um.expm1(inner)))
 
 
 @_jit("leaky_relu")
@@ -236,27 +236,14 @@ def log_softmax(x, axis=-1, where=None):
 
 
 def softmax(x, axis=-1, where=None):
-    return _softmax(x, axis, where, -np.inf)
-
-
-def _softmax_impl(x, axis=-1, where=None, initial=-np.inf):
-    x_max = red.max(x, axis, where=where, initial=initial, keepdims=True)
-    x_safe = x if where is None else where3(where, x, initial)
-    unnormalized = um.exp(uf.subtract(x_safe, x_max))
+    """exp(x) / sum(exp(x)) along axis, the maximum factored out (held constant for
+    differentiation, as JAX's default softmax does)."""
+    x_max = red.max(x, axis, where=where, initial=-np.inf, keepdims=True)
+    x_safe = x if where is None else where3(where, x, -np.inf)
+    unnormalized = um.exp(uf.subtract(x_safe, lax.stop_gradient(x_max)))
     result = uf.true_divide(unnormalized, red.sum(unnormalized, axis, where=where,
                                                   keepdims=True))
     return result if where is None else where3(where, result, 0)
-
-
-_softmax = custom_jvp(_softmax_impl, nondiff_argnums=(1,))
-
-
-@_softmax.defjvp
-def _softmax_jvp(axis, primals, tangents):
-    (x, where, initial), (x_dot, _, _) = primals, tangents
-    y = _softmax(x, axis, where, initial)
-    dot = red.sum(uf.multiply(y, x_dot), axis, where=where, keepdims=True)
-    return y, uf.multiply(y, uf.subtract(x_dot, dot))
 
 
 @_jit("standardize", static_argnames=("axis", "algorithm"))

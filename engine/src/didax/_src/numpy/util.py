@@ -89,6 +89,8 @@ def convert(x, dtype, weak_type: bool = False):
     dtype = np.dtype(dtype)
     t = type(x)
     if t in _SCALAR_TYPES:
+        if t is float and dtype.kind in "iu" and not np.isfinite(x):
+            x = 0 if x != x else int(np.iinfo(dtype).max if x > 0 else np.iinfo(dtype).min)
         return core.typed_scalar(x, dtype, weak_type)
     if t is core.TypedScalar:
         return core.typed_scalar(x.val, dtype, weak_type)

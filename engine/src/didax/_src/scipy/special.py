@@ -325,13 +325,13 @@ def _double_factorial(n: int) -> int:
     return out
 
 
-def softmax(x, axis=-1):
+def softmax(x, /, *, axis=None):
     from didax._src.nn import softmax as _softmax  # noqa: PLC0415
 
     return _softmax(x, axis)
 
 
-def log_softmax(x, axis=-1):
+def log_softmax(x, /, *, axis=None):
     from didax._src.nn import log_softmax as _log_softmax  # noqa: PLC0415
 
     return _log_softmax(x, axis)
