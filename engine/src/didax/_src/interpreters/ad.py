@@ -340,9 +340,11 @@ def linearize_flat(fun: Callable, primals: Sequence[Any]):
 
 
 def backward_pass(jaxpr: Jaxpr, consts: Sequence[Any], args: Sequence[Any],
-                  cts_out: Sequence[Any]) -> list[Any]:
+                  cts_out: Sequence[Any], cts_init: Sequence[Any] | None = None) -> list[Any]:
     """Transposes `jaxpr`, linear in the args given as UndefinedPrimal. Returns the
-    cotangent of each arg (a Zero where nothing flowed)."""
+    cotangent of each arg (a Zero where nothing flowed). cts_init (optional, per arg, None
+    for none): a cotangent each linear arg starts from, accumulated into as contributions
+    arrive (a loop's carried cotangent accumulator, as JAX's accumulators are)."""
     primal_env: dict = {}
     for v, c in zip(jaxpr.constvars, consts):
         primal_env[v] = c
@@ -354,6 +356,9 @@ def backward_pass(jaxpr: Jaxpr, consts: Sequence[Any], args: Sequence[Any],
             primal_env[v] = a
     lin_eqns = _forward_nonlinear(jaxpr, primal_env, linear)
     ct_env: dict = {}
+    for v, ct in zip(jaxpr.invars, cts_init or ()):
+        if ct is not None and v in linear:
+            ct_env[v] = ct
     for v, ct in zip(jaxpr.outvars, cts_out):
         if type(v) is core.Var and type(ct) is not Zero and ct is not None:
             ct_env[v] = add_tangents(ct_env[v], ct) if v in ct_env else ct

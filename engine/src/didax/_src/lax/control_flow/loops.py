@@ -440,11 +440,11 @@ def _split_batches(xs, batch_size: int):
     n = leaves[0].shape[0]
     num, rem = (0, n) if batch_size == 0 else divmod(n, batch_size)
     cut = num * batch_size
+    def rows(x, lo, hi):  # x[lo:hi], as NumPy-style indexing slices it (no strides)
+        return shapes.slice(x, (lo,) + (0,) * (x.ndim - 1), (hi, *x.shape[1:]))
     main = None if num == 0 else tree_unflatten(tree, [
-        shapes.reshape(shapes.slice_in_dim(x, 0, cut), (num, batch_size, *x.shape[1:]))
-        for x in leaves])
-    rest = None if rem == 0 else tree_unflatten(tree, [
-        shapes.slice_in_dim(x, cut, n) for x in leaves])
+        shapes.reshape(rows(x, 0, cut), (num, batch_size, *x.shape[1:])) for x in leaves])
+    rest = None if rem == 0 else tree_unflatten(tree, [rows(x, cut, n) for x in leaves])
     return main, rest
 
 

@@ -409,11 +409,13 @@ def _transpose_body(jaxpr, const_lin, xs_lin, num_carry, ct_avals):
         consts = merge_lists(const_lin, ires, [ad.UndefinedPrimal(a) for a in acc_av])
         xs = merge_lists(xs_lin, eres, [ad.UndefinedPrimal(a) for a in lin_x_av])
         carry = [ad.UndefinedPrimal(a) for a in ctk_av]
+        # the constants' cotangents accumulate into the carried accumulators as they
+        # arrive (JAX's order of add_any)
+        init = merge_lists(const_lin, [None] * len(ires), acc)
         cts = ad.backward_pass(jaxpr.jaxpr, jaxpr.consts, [*consts, *carry, *xs],
-                               [*ct_carry, *ct_ys])
+                               [*ct_carry, *ct_ys], init)
         ct_c, ct_k, ct_x = split_list(cts, [len(const_lin), num_carry])
-        new_acc = [ad.instantiate_zeros(ad.add_tangents(a, c))
-                   for a, c in zip(acc, [c for c, lin in zip(ct_c, const_lin) if lin])]
+        new_acc = [ad.instantiate_zeros(c) for c, lin in zip(ct_c, const_lin) if lin]
         return [*new_acc, *[ad.instantiate_zeros(c) for c in ct_k],
                 *[ad.instantiate_zeros(c) for c, lin in zip(ct_x, xs_lin) if lin]]
     avals = [*ires_av, *acc_av, *ctk_av, *cty_av, *eres_av]
