@@ -350,6 +350,26 @@ TEXT_CASES = {
     "jvp_scan": (lambda m, jnp, lax: lambda w: m.jvp(
         lambda w: lax.scan(lambda h, x: (jnp.sin(h * w) + x, h), 0.1, XS), (w,), (1.0,)),
                  (0.7,)),
+    "grad_vmap_batched_cond": (
+        lambda m, jnp, lax: m.grad(lambda w: jnp.sum(m.vmap(lambda x: lax.cond(
+            x > 0, lambda u: u * w, lambda u: jnp.sin(u) + w, x))(XS))), (0.7,)),
+    "grad_nested_cond": (
+        lambda m, jnp, lax: m.grad(lambda x: lax.cond(
+            x > 0, lambda u: lax.cond(u > 1, jnp.sin, jnp.cos, u), lambda u: u ** 2, x)),
+        (1.5,)),
+    "grad_of_jit_of_scan": (
+        lambda m, jnp, lax: m.grad(m.jit(lambda w: lax.scan(lambda c, v: (c * w + v, None),
+                                                            0.0, XS)[0])), (0.5,)),
+    "cond_constant_pred": (lambda m, jnp, lax: lambda x: lax.cond(True, lambda: x,
+                                                                  lambda: x + 1), (1.0,)),
+    "while_weak_int_init_promoted": (
+        lambda m, jnp, lax: lambda: lax.while_loop(lambda c: c < 3, lambda c: c + 1.5, 0), ()),
+    "map_batch_size": (
+        lambda m, jnp, lax: lambda x: lax.map(lambda v: v * 2 + 1, x, batch_size=2),
+        (RNG.normal(size=(5, 3)).astype(f32),)),
+    "vmap_switch": (
+        lambda m, jnp, lax: m.vmap(lambda i, x: lax.switch(i, [jnp.sin, jnp.cos, jnp.tanh], x)),
+        (np.array([0, 1, 2, 1, 0], np.int32), XS)),
     "jvp_while": (lambda m, jnp, lax: lambda x: m.jvp(
         lambda x: lax.while_loop(lambda c: c < 10.0, lambda c: c * 2.0, x), (x,), (1.0,)),
                   (1.0,)),
@@ -390,9 +410,6 @@ PRIM_CASES = {
         lambda m, jnp, lax: m.vmap(lambda i, x: lax.switch(
             i, [lambda v: v + 1, lambda v: v * 3, lambda v: v - 7], x)),
         (np.array([0, 1, 2, 5], np.int32), np.arange(4, dtype=np.int32))),
-    "map_batch_size": (
-        lambda m, jnp, lax: lambda x: lax.map(lambda v: v * 2 + 1, x, batch_size=2),
-        (RNG.normal(size=(5, 3)).astype(f32),)),
     "associative_scan": (lambda m, jnp, lax: lambda x: lax.associative_scan(jnp.add, x),
                          (XS,)),
     "grad_fori_static": (
