@@ -95,9 +95,10 @@ def _jit_jvp(primals, tangents, *, jaxpr, name, donated_invars, keep_unused, inl
     return p_out, t_out
 
 
-def batch_jaxpr(closed: ClosedJaxpr, axis_data, in_dims: Sequence[int | None]
-                ) -> tuple[ClosedJaxpr, list[int | None]]:
-    """The batched jaxpr: batched inputs at axis 0; outputs at axis 0 or unbatched."""
+def batch_jaxpr(closed: ClosedJaxpr, axis_data, in_dims: Sequence[int | None],
+                natural_out_dims: bool = False) -> tuple[ClosedJaxpr, list[int | None]]:
+    """The batched jaxpr with batched inputs at in_dims; outputs at axis 0 (or unbatched),
+    or, with natural_out_dims, wherever the batched computation leaves them."""
     out_dims_box: list = []
     size = axis_data.size
 
@@ -105,22 +106,30 @@ def batch_jaxpr(closed: ClosedJaxpr, axis_data, in_dims: Sequence[int | None]
         outs, dims = batching.batch_flat(
             lambda *xs: core.eval_jaxpr(closed.jaxpr, closed.consts, *xs), axis_data,
             args, in_dims)
+        if natural_out_dims:
+            out_dims_box[:] = list(dims)
+            return outs
         out_dims_box[:] = [None if d is None else 0 for d in dims]
         return [o if d is None else batching.moveaxis(o, d, 0) for o, d in zip(outs, dims)]
 
     avals = []
     for a, d in zip(closed.in_avals, in_dims):
-        avals.append(a if d is None else core.ShapedArray((size, *a.shape), a.dtype,
-                                                          a.weak_type))
+        if d is None:
+            avals.append(a)
+        else:
+            shape = (*a.shape[:d], size, *a.shape[d:])
+            avals.append(core.ShapedArray(shape, a.dtype, a.weak_type))
     batched = pe.trace_to_closed_jaxpr(fun, avals, "vmap")
     return batched, list(out_dims_box)
 
 
 def _jit_batch(axis_data, vals, dims, *, jaxpr, name, donated_invars, keep_unused, inline):
-    vals = [v if d is None else batching.moveaxis(v, d, 0) for v, d in zip(vals, dims)]
-    in_dims = tuple(None if d is None else 0 for d in dims)
+    # Batch dimensions stay where they are, in and out (as JAX: no transposes around
+    # the call).
+    in_dims = tuple(None if d is None else d % len(core.get_aval(v).shape)
+                    for v, d in zip(vals, dims))
     batched, out_dims = _memoized(("vmap", axis_data.size, axis_data.name), jaxpr, in_dims,
-                                  lambda: batch_jaxpr(jaxpr, axis_data, in_dims))
+                                  lambda: batch_jaxpr(jaxpr, axis_data, in_dims, True))
     outs = jit_p.bind(*vals, jaxpr=batched, name=name, donated_invars=donated_invars,
                       keep_unused=keep_unused, inline=inline)
     return outs, out_dims
@@ -137,13 +146,26 @@ def _jit_transpose(cts, *args, jaxpr, name, donated_invars, keep_unused, inline)
         dced, _ = pe.dce_jaxpr(jaxpr.jaxpr, keep, instantiate=True)
         closed = ClosedJaxpr(dced, jaxpr.consts)
         cts = [c for c in cts if type(c) is not Zero]
-    t_closed = _memoized("transpose", closed, linear,
-                         lambda: ad.transpose_jaxpr(closed, linear))
-    outs = jit_p.bind(*nonlin, *cts, jaxpr=t_closed, name=name,
-                      donated_invars=(False,) * len(t_closed.in_avals),
+    t_closed, used = _memoized("transpose", closed, linear,
+                               lambda: _transpose_pruned(closed, linear))
+    ins = [x for x, u in zip([*nonlin, *cts], used) if u]
+    outs = jit_p.bind(*ins, jaxpr=t_closed, name=name,
+                      donated_invars=(False,) * len(ins),
                       keep_unused=keep_unused, inline=inline)
     it = iter(outs)
     return [next(it) if lin else None for lin in linear]
+
+
+def _transpose_pruned(closed: ClosedJaxpr, linear) -> tuple[ClosedJaxpr, list[bool]]:
+    """The transposed jaxpr without the residuals and cotangents it does not read (JAX
+    prunes them too), and which of its inputs it keeps."""
+    t_closed = ad.transpose_jaxpr(closed, linear)
+    dced, used = pe.dce_jaxpr(t_closed.jaxpr, None, instantiate=False)
+    if all(used):
+        return t_closed, used
+    live = set(dced.constvars)
+    consts = [c for v, c in zip(t_closed.jaxpr.constvars, t_closed.consts) if v in live]
+    return ClosedJaxpr(dced, consts), used
 
 
 def _jit_lower(ctx, *args, jaxpr, name, donated_invars, keep_unused, inline):
@@ -197,40 +219,60 @@ jit_p.is_higher_order = True
 def _jit_partial_eval(trace: pe.JaxprTrace, *args, jaxpr, name, donated_invars, keep_unused,
                       inline):
     unknowns = tuple(trace.is_unknown(a) for a in args)
-    known, unknown, out_uk, res_avals = _memoized(
-        "pe", jaxpr, unknowns,
-        lambda: pe.partial_eval_jaxpr_nounits(jaxpr, unknowns, instantiate=False))
-    known, fwd = _forward_known_inputs(known, len(res_avals), unknowns)
+    known, unknown, out_uk, n_primal, fwd = _memoized(
+        "pe", jaxpr, unknowns, lambda: _split_known_unknown(jaxpr, unknowns))
     known_args = [a for a, u in zip(args, unknowns) if not u]
     with core.set_current_trace(trace.parent_trace):
         known_outs = jit_p.bind(*known_args, jaxpr=known, name=name,
                                 donated_invars=(False,) * len(known_args),
                                 keep_unused=keep_unused, inline=inline)
-    n_known_out = len(known.out_avals) - sum(1 for f in fwd if f is None)
-    res_iter = iter(known_outs[n_known_out:])
-    residuals = [known_args[f] if f is not None else next(res_iter) for f in fwd]
+    sources = {"in": known_args, "out": known_outs, "res": known_outs[n_primal:]}
+    residuals = [sources[kind][i] for kind, i in fwd]
     unknown_args = [trace.instantiate(a) for a, u in zip(args, unknowns) if u]
     atoms = [trace.to_atom(x) for x in [*residuals, *unknown_args]]
     params = dict(jaxpr=unknown, name=name, donated_invars=(False,) * len(atoms),
                   keep_unused=keep_unused, inline=inline)
     unknown_outs = trace.emit(jit_p, atoms, unknown.out_avals, params)
-    k_it, u_it = iter(known_outs[:n_known_out]), iter(unknown_outs)
+    k_it, u_it = iter(known_outs[:n_primal]), iter(unknown_outs)
     return [next(u_it) if uk else next(k_it) for uk in out_uk]
 
 
-def _forward_known_inputs(known: ClosedJaxpr, num_res: int, unknowns):
-    """Residuals that are merely known inputs are passed straight through rather than
-    returned by the known call (as JAX does). Returns (known jaxpr, per residual the index
-    of the known input it forwards, or None)."""
+def _split_known_unknown(jaxpr: ClosedJaxpr, unknowns):
+    known, unknown, out_uk, res_avals = pe.partial_eval_jaxpr_nounits(
+        jaxpr, unknowns, instantiate=False)
+    n_primal = len(known.out_avals) - len(res_avals)
+    known, fwd = _forward_residuals(known, len(res_avals))
+    return known, unknown, out_uk, n_primal, fwd
+
+
+def _forward_residuals(known: ClosedJaxpr, num_res: int):
+    """As JAX does, a residual that is merely a known input, or a known primal output, or
+    a repeat of another residual, is not returned (again) by the known call. Returns (known
+    jaxpr, per residual where it comes from: ("in", i) the i-th known argument, ("out", k)
+    the k-th known primal output, ("res", j) the j-th residual the known call returns)."""
     jaxpr = known.jaxpr
     n_out = len(jaxpr.outvars) - num_res
-    res_vars = jaxpr.outvars[n_out:]
-    pos = {v: i for i, v in enumerate(jaxpr.invars)}
-    fwd = [pos.get(v) if type(v) is core.Var else None for v in res_vars]
-    if all(f is None for f in fwd):
+    primal_outs, res_vars = jaxpr.outvars[:n_out], jaxpr.outvars[n_out:]
+    in_pos = {v: i for i, v in enumerate(jaxpr.invars)}
+    out_pos: dict = {}
+    for k, v in enumerate(primal_outs):
+        if type(v) is core.Var:
+            out_pos.setdefault(v, k)
+    fwd, kept, kept_pos = [], [], {}
+    for v in res_vars:
+        if type(v) is core.Var and v in in_pos:
+            fwd.append(("in", in_pos[v]))
+        elif type(v) is core.Var and v in out_pos:
+            fwd.append(("out", out_pos[v]))
+        else:
+            key = v if type(v) is core.Var else id(v)
+            if key not in kept_pos:
+                kept_pos[key] = len(kept)
+                kept.append(v)
+            fwd.append(("res", kept_pos[key]))
+    if len(kept) == len(res_vars):
         return known, fwd
-    outvars = jaxpr.outvars[:n_out] + [v for v, f in zip(res_vars, fwd) if f is None]
-    return ClosedJaxpr(jaxpr.replace(outvars=outvars), known.consts), fwd
+    return ClosedJaxpr(jaxpr.replace(outvars=primal_outs + kept), known.consts), fwd
 
 
 pe.partial_eval_rules[jit_p] = _jit_partial_eval
