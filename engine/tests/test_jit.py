@@ -21,7 +21,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
-from jaxcompare import BF16, assert_same, assert_same_error, raised, same, same_error, x64
+from jaxcompare import BF16, assert_same, raised, same, same_error, x64
 
 # ----------------------------------------------------------------------------------------
 # values, dtypes and weak types for many programs in every dtype
