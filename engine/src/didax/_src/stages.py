@@ -82,29 +82,31 @@ def trace(wrapped, args, kwargs) -> Traced:
 
 
 def _arg_names(wrapped, args, kwargs) -> list[str]:
+    """Per flat dynamic argument, the name JAX's errors use: the parameter's name (or
+    `rest[i]` for the i-th extra positional one) followed by the leaf's key path."""
     import inspect  # noqa: PLC0415
+
+    from didax._src.tree_util import tree_flatten_with_path  # noqa: PLC0415
 
     static = set(wrapped.static_argnums)
     try:
-        params = list(inspect.signature(wrapped.fun).parameters)
+        params = list(inspect.signature(wrapped.fun).parameters.values())
     except (TypeError, ValueError):
         params = []
-    names = []
-    for i, a in enumerate(args):
-        if i in static:
-            continue
-        base = params[i] if i < len(params) else f"args[{i}]"
-        n = len(tree_flatten(a)[0])
-        names.extend([base] * n if n == 1 else [f"{base}{_path(j)}" for j in range(n)])
-    for k, v in kwargs.items():
-        if k in wrapped.static_argnames:
-            continue
-        names.extend([k] * len(tree_flatten(v)[0]))
-    return names
+    pos = [p.name for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    var = next((p.name for p in params if p.kind is p.VAR_POSITIONAL), "args")
+    named = [(pos[i] if i < len(pos) else f"{var}[{i - len(pos)}]", a)
+             for i, a in enumerate(args) if i not in static]
+    named += [(k, v) for k, v in kwargs.items() if k not in wrapped.static_argnames]
+    return [f"{base}{keystr(path)}" for base, a in named
+            for path, _ in tree_flatten_with_path(a)[0]]
 
 
-def _path(j: int) -> str:
-    return f"[{j}]"
+def _strong_out_info(traced: Traced):
+    """Output types once lowered: executables return strongly typed arrays (as JAX's
+    Lowered/Compiled out_info say)."""
+    return tree_unflatten(traced.out_tree, [ShapeDtypeStruct(a.shape, a.dtype)
+                                            for a in traced.jaxpr.out_avals])
 
 
 class Lowered:
@@ -133,7 +135,7 @@ class Lowered:
 
     @property
     def out_info(self):
-        return self._traced.out_info
+        return _strong_out_info(self._traced)
 
     @property
     def args_info(self):
@@ -210,7 +212,7 @@ class Compiled:
 
     @property
     def out_info(self):
-        return self._traced.out_info
+        return _strong_out_info(self._traced)
 
     def __call__(self, *args, **kwargs):
         # Static arguments were fixed at lowering: the executable takes the others only.
@@ -241,10 +243,12 @@ class Compiled:
                 bad.append(f"Argument '{name}' compiled with {_long(a)} and called with "
                            f"{_long(got)}")
         if bad:
+            head = (f"The first 5 of {len(bad)} mismatches are:" if len(bad) > 5
+                    else "The mismatches are:")
             raise TypeError(
                 "Argument types differ from the types for which this computation was compiled. "
                 "Perhaps you are calling the compiled executable with a different enable_x64 "
-                "mode than when it was AOT compiled? The mismatches are:\n" + "\n".join(bad))
+                f"mode than when it was AOT compiled? {head}\n" + "\n".join(bad[:5]))
 
 
 def _long(a) -> str:
