@@ -22,8 +22,12 @@ import numpy as np
 from didax._src import core, dtypes
 from didax._src.config import LegacyPrngKeyState, config
 from didax._src.core import Tracer
-from didax._src.lax import lax, reductions, shapes, slicing
+from didax._src.lax import lax, reductions, shapes
 from didax._src.lax.bitcast import bitcast_convert_type
+from didax._src.numpy import indexing as np_indexing
+from didax._src.numpy import lax_numpy
+from didax._src.numpy import reductions as np_reductions
+from didax._src.numpy import sorting as np_sorting
 from didax._src.numpy import util as np_util
 from didax._src.pjit import jit
 from didax._src.prng import UINT_DTYPES, PRNGImpl, prngs
@@ -87,8 +91,6 @@ def _dtype_of(x):
 
 
 def _asarray(x, dtype=None):
-    from didax._src.numpy import lax_numpy  # noqa: PLC0415 - avoids an import cycle
-
     return lax_numpy.asarray(x, dtype)
 
 
@@ -342,7 +344,7 @@ def _convert_and_clip_integer(val, dtype):
     val_dtype = core.get_aval(val).dtype
     lo = _const(val, max(dtypes.iinfo(dtype).min, dtypes.iinfo(val_dtype).min))
     hi = _const(val, min(dtypes.iinfo(dtype).max, dtypes.iinfo(val_dtype).max))
-    return lax.convert_element_type(lax.min(lax.max(val, lo), hi), dtype)
+    return lax_numpy.astype(lax_numpy.clip(val, lo, hi), dtype)
 
 
 def randint(key, shape: Shape, minval, maxval, dtype=None):
@@ -356,34 +358,32 @@ def randint(key, shape: Shape, minval, maxval, dtype=None):
     sample_dtype = dtype
     if info.bits < 32:  # sample at 32 bits, then narrow
         sample_dtype = np.dtype("int32")
-        i32 = np.dtype("int32")
-        minval = _clip_i32(lax.convert_element_type(_asarray(minval), i32), info.min, info.max)
-        maxval = _clip_i32(lax.convert_element_type(_asarray(maxval), i32), info.min,
-                           info.max + 1)
-    return lax.convert_element_type(_randint(key, minval, maxval, shape, sample_dtype), dtype)
-
-
-def _clip_i32(x, lo: int, hi: int):
-    return lax.min(lax.max(x, np.int32(lo)), np.int32(hi))
+        minval = lax_numpy.clip(lax_numpy.astype(_asarray(minval), sample_dtype),
+                                int(info.min), int(info.max))
+        maxval = lax_numpy.clip(lax_numpy.astype(_asarray(maxval), sample_dtype),
+                                int(info.min), int(info.max) + 1)
+    return lax_numpy.astype(_randint(key, minval, maxval, shape, sample_dtype), dtype)
 
 
 def _integer_bound(x):
-    np_util.check_arraylike("randint", x)
     x = _asarray(x)
     if not dtypes.issubdtype(core.get_aval(x).dtype, np.integer):
-        x = lax.convert_element_type(x, dtypes.default_int_dtype())
+        x = lax_numpy.astype(x, int)
     return x
 
 
 @_jit(static_argnums=(3, 4))
 def _randint(key, minval, maxval, shape, dtype):
     _check_shape("randint", shape, np.shape(minval), np.shape(maxval))
+    np_util.check_arraylike("randint", minval, maxval)
     minval, maxval = _integer_bound(minval), _integer_bound(maxval)
     top = _convert_and_clip_integer(np.array(dtypes.iinfo(dtype).max, dtype),
                                     core.get_aval(maxval).dtype)
     maxval_out_of_range = lax.gt(maxval, top)
-    minval = shapes.broadcast_to_rank(_convert_and_clip_integer(minval, dtype), len(shape))
-    maxval = shapes.broadcast_to_rank(_convert_and_clip_integer(maxval, dtype), len(shape))
+    minval = _convert_and_clip_integer(minval, dtype)
+    maxval = _convert_and_clip_integer(maxval, dtype)
+    minval = shapes.broadcast_to_rank(minval, len(shape))
+    maxval = shapes.broadcast_to_rank(maxval, len(shape))
     nbits = dtypes.iinfo(dtype).bits
     k1, k2 = _split(key)
     higher_bits, lower_bits = random_bits(k1, nbits, shape), random_bits(k2, nbits, shape)
@@ -410,14 +410,6 @@ def _arange(n: int):
     return shapes.iota(dtypes.default_int_dtype(), n)
 
 
-def _take(arr, ind, axis: int):
-    """`jnp.take(arr, ind, axis)` for in-range indices, as a gather."""
-    nd, ni = np.ndim(arr), np.ndim(ind)
-    offset = (*range(axis), *range(axis + ni, nd + ni - 1))
-    dn = slicing.GatherDimensionNumbers(offset_dims=tuple(offset),
-                                        collapsed_slice_dims=(axis,), start_index_map=(axis,))
-    sizes = tuple(1 if d == axis else s for d, s in enumerate(np.shape(arr)))
-    return slicing.gather(arr, shapes.expand_dims(ind, (ni,)), dn, sizes, mode="fill")
 
 
 @_jit(static_argnums=(2,))
@@ -449,17 +441,7 @@ def permutation(key, x, axis: int = 0, independent: bool = False):
     if independent or np.ndim(x) == 1:
         return _shuffle(key, x, axis)
     ind = _shuffle(key, _arange(np.shape(x)[axis]), 0)
-    return _take(x, ind, axis)
-
-
-def _searchsorted_left(sorted_arr, values):
-    """Index of the first element not less than each value (sorted_arr is 1-D)."""
-    below = lax.lt(shapes.broadcast_in_dim(sorted_arr, (*np.shape(values), sorted_arr.shape[0]),
-                                           (np.ndim(values),)),
-                   shapes.expand_dims(values, (np.ndim(values),)))
-    counts = reductions.reduce_sum(lax.convert_element_type(below, np.int32),
-                                   (np.ndim(values),))
-    return lax.convert_element_type(counts, dtypes.default_int_dtype())
+    return np_indexing.take(x, ind, axis, unique_indices=True)
 
 
 def _top_k_indices(x, k: int):
@@ -493,7 +475,7 @@ def choice(key, a, shape: Shape = (), replace: bool = True, p=None, axis: int = 
         raise ValueError(f"Cannot take a larger sample (size {n_draws}) than population "
                          f"(size {n_inputs}) when 'replace=False'")
     ind = _choice_indices(key, arr, n_inputs, n_draws, shape, replace, p, axis, mode)
-    result = ind if arr.ndim == 0 else _take(arr, ind, axis)
+    result = ind if arr.ndim == 0 else np_indexing.take(arr, ind, axis)
     out_shape = shape if arr.ndim == 0 else (*arr.shape[:axis], *shape, *arr.shape[axis + 1:])
     return shapes.reshape(result, out_shape)
 
@@ -505,25 +487,16 @@ def _choice_indices(key, arr, n_inputs, n_draws, shape, replace, p, axis, mode):
         perm = permutation(key, n_inputs, 0)
         return shapes.slice_in_dim(perm, 0, n_draws, axis=0)
     np_util.check_arraylike("choice", p)
-    p_arr = _as_inexact(p)
+    (p_arr,) = np_util.promote_dtypes_inexact(p)
     if p_arr.shape != (n_inputs,):
         raise ValueError("p must be None or a 1D vector with the same size as a.shape[axis]. "
                          f"p has shape {p_arr.shape} and a.shape[axis] is {n_inputs}.")
     if replace:
-        p_cuml = reductions.cumsum(p_arr, 0)
-        total = shapes.index_in_dim(p_cuml, n_inputs - 1, 0, keepdims=False)
-        r = total * (1 - uniform(key, shape, dtype=p_cuml.dtype))
-        return _searchsorted_left(p_cuml, r)
+        p_cuml = np_reductions.cumsum(p_arr)
+        r = p_cuml[-1] * (1 - uniform(key, shape, dtype=p_cuml.dtype))
+        return lax_numpy.astype(np_sorting.searchsorted(p_cuml, r), int)
     g = gumbel(key, (n_inputs,), dtype=p_arr.dtype, mode=mode) + lax.log(p_arr)
     return lax.convert_element_type(_top_k_indices(g, n_draws), dtypes.default_int_dtype())
-
-
-def _as_inexact(x):
-    x = _asarray(x)
-    dt = core.get_aval(x).dtype
-    if not dtypes.is_inexact(dt):
-        x = lax.convert_element_type(x, dtypes.to_inexact_dtype(dtypes.canonicalize_dtype(dt)))
-    return x
 
 
 # ----------------------------------------------------------------------------------------
@@ -588,8 +561,6 @@ def _truncated_normal(key, lower, upper, shape, dtype):
 
 
 def _clip(x, lo, hi):
-    from didax._src.numpy import lax_numpy  # noqa: PLC0415
-
     return lax_numpy.clip(x, lo, hi)
 
 
@@ -687,10 +658,10 @@ def _gumbel(key, shape, dtype, mode):
     if dtype == np.float32 and mode == "highest":
         return _gumbel_highest(key, shape)
     if mode in ("high", "highest"):
-        high, low = _uniform(key, 0.0, 1.0, (2, *shape), dtype)
+        high, low = _uniform(key, minval=0.0, maxval=1.0, shape=(2, *shape), dtype=dtype)
         x = lax.select(high >= 0.5, high, high + 2 ** -info.nmant * low + info.tiny)
         return lax.neg(lax.log(lax.neg(lax.log1p(lax.neg(x)))))
-    u = _uniform(key, info.tiny, 1.0, shape, dtype)
+    u = _uniform(key, minval=info.tiny, maxval=1.0, shape=shape, dtype=dtype)
     return lax.neg(lax.log(lax.neg(lax.log(u))))
 
 
@@ -749,7 +720,8 @@ def categorical(key, logits, axis: int = -1, shape: Shape | None = None,
         logits_shape = list(shape[len(shape) - len(batch_shape):])
         logits_shape.insert(ax % ndim, logits.shape[ax])
         g = gumbel(key, (*prefix, *logits_shape), logits.dtype, mode=mode)
-        scores = g + shapes.expand_dims(logits, tuple(range(len(prefix))))
+        scores = g + (shapes.expand_dims(logits, tuple(range(len(prefix)))) if prefix
+                      else logits)
         return reductions.argmax(scores, (len(prefix) + ndim + ax) % scores.ndim,
                                  dtypes.default_int_dtype())
     return _categorical_no_replace(key, logits, axis, shape, batch_shape, prefix, mode)

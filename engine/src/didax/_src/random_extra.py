@@ -13,8 +13,9 @@ import functools
 import numpy as np
 
 from didax._src import core, dtypes
-from didax._src.lax import lax, reductions, shapes
+from didax._src.lax import lax, reductions
 from didax._src.lax.control_flow import scan, while_loop
+from didax._src.numpy import lax_numpy, manipulation, ufuncs, ufuncs_math
 from didax._src.numpy import util as np_util
 from didax._src.random import (
     Shape,
@@ -148,8 +149,6 @@ def weibull_min(key, scale, concentration, shape: Shape = (), dtype=None):
 
 
 def _power(x, y):
-    from didax._src.numpy import ufuncs  # noqa: PLC0415
-
     return ufuncs.power(x, y)
 
 
@@ -364,8 +363,6 @@ def _binomial(key, count, prob, shape, dtype):
 
 
 def _isinf(x):
-    from didax._src.numpy import ufuncs_math  # noqa: PLC0415
-
     return ufuncs_math.isinf(x)
 
 
@@ -461,20 +458,13 @@ def multinomial(key, n, p, *, shape: Shape | None = None, dtype=None, unroll=1):
 
     def step(remainder, ratio_key):
         ratio, k = ratio_key
-        count = binomial(k, remainder, _clip01(ratio),
+        count = binomial(k, remainder, lax_numpy.clip(ratio, 0, 1),
                          dtype=core.get_aval(remainder).dtype)
         return remainder - count, count
 
-    p = shapes.transpose(p, (p.ndim - 1, *range(p.ndim - 1)))
+    p = manipulation.moveaxis(p, -1, 0)
     remaining = reductions.cumsum(p, 0, reverse=True)
-    ratios = p / lax.select(remaining == 0, lax.full_like(remaining, 1), remaining)
+    ratios = p / lax_numpy.where(remaining == 0, 1, remaining)
     keys = split(key, ratios.shape[0])
     _, counts = scan(step, n, (ratios, keys), unroll=unroll)
-    counts = shapes.transpose(counts, (*range(1, counts.ndim), 0))
-    return counts if dtype is None else lax.convert_element_type(counts, dtype)
-
-
-def _clip01(x):
-    from didax._src.numpy import lax_numpy  # noqa: PLC0415
-
-    return lax_numpy.clip(x, 0, 1)
+    return lax_numpy.astype(manipulation.moveaxis(counts, 0, -1), dtype)
