@@ -216,12 +216,13 @@ def _pair(lhs, ln, rhs, rn, keep, result, pet, precision):
 
 
 def einsum_path(subscripts, *operands, optimize="greedy"):
-    """(['einsum_path', *pairs], description) for the contraction order einsum uses."""
+    """(pairs, description): the contraction order einsum uses, as opt_einsum reports
+    paths (positions in the shrinking operand list, smaller first)."""
     shapes_ = [np.shape(op) for op in operands]
     ins, out = _parse(subscripts, shapes_)
     sizes = _sizes(ins, shapes_)
-    path = _greedy_path(ins, out, sizes) if len(ins) > 1 else [(0,)]
+    path = [(j, i) for i, j in _greedy_path(ins, out, sizes)] if len(ins) > 1 else [(0,)]
     desc = (f"  Complete contraction:  {','.join(ins)}->{out}\n"
             f"  Contraction path: {path}")
-    return ["einsum_path", *path], desc
+    return path, desc
 

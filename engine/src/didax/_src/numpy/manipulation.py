@@ -71,6 +71,8 @@ def _compute_newshape(arr_shape, newshape) -> tuple[int, ...]:
 
 
 def reshape(a, shape=None, order="C", *, copy=None, out_sharding=None):
+    if isinstance(a, np.ndarray) and shape is not None:
+        np.reshape(a, shape)  # NumPy's errors for NumPy inputs, as jnp.reshape gives them
     a = ensure_arraylike("reshape", a)
     if shape is None:
         raise TypeError("jnp.reshape requires a shape argument")
@@ -79,7 +81,7 @@ def reshape(a, shape=None, order="C", *, copy=None, out_sharding=None):
         return shapes.reshape(a, new) if new != np.shape(a) else a
     if order == "F":
         nd = np.ndim(a)
-        flat_f = shapes.reshape(shapes.transpose(a, tuple(range(nd))[::-1]), new[::-1])
+        flat_f = shapes.reshape(a, new[::-1], tuple(range(nd))[::-1])
         return shapes.transpose(flat_f, tuple(range(len(new)))[::-1])
     if order == "A":
         raise NotImplementedError("np.reshape order=A is not implemented.")
@@ -397,15 +399,13 @@ def hsplit(ary, indices_or_sections):
 
 def vsplit(ary, indices_or_sections):
     ary = ensure_arraylike("vsplit", ary)
-    if np.ndim(ary) < 2:
-        raise ValueError("vsplit only works on arrays of 2 or more dimensions")
     return _split("vsplit", ary, indices_or_sections, 0)
 
 
 def dsplit(ary, indices_or_sections):
     ary = ensure_arraylike("dsplit", ary)
     if np.ndim(ary) < 3:
-        raise ValueError("dsplit only works on arrays of 3 or more dimensions")
+        raise IndexError("tuple index out of range")
     return _split("dsplit", ary, indices_or_sections, 2)
 
 

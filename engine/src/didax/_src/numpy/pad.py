@@ -67,7 +67,7 @@ def pad(array, pad_width, mode="constant", **kwargs):
                "reflect": ["reflect_type"], "symmetric": ["reflect_type"], "wrap": [],
                "empty": []}
     if mode not in allowed:
-        raise ValueError(f"Unimplemented padding mode '{mode}' for np.pad.")
+        raise NotImplementedError(f"Unimplemented padding mode '{mode}' for np.pad.")
     unsupported = set(kwargs) - set(allowed[mode])
     if unsupported:
         raise ValueError(f"unsupported keyword arguments for mode '{mode}': {unsupported}")
