@@ -75,7 +75,8 @@ def has_ordered_effects(jaxpr) -> bool:
 
 
 class FlatCallback:
-    """callback(*args) with pytree args/results, seen as flat NumPy in, flat NumPy out."""
+    """callback(*args) with pytree args/results: flat host arrays in (handed to the user as
+    Arrays, as JAX does), flat checked NumPy arrays out."""
 
     def __init__(self, callback: Callable, in_tree, result_avals: Sequence[ShapedArray],
                  out_tree=None):
@@ -85,7 +86,7 @@ class FlatCallback:
         self.out_tree = out_tree
 
     def __call__(self, *flat_args):
-        args, kwargs = tree_unflatten(self.in_tree, [np.asarray(a) for a in flat_args])
+        args, kwargs = tree_unflatten(self.in_tree, [_host_array(a) for a in flat_args])
         out = self.callback(*args, **kwargs)
         if self.out_tree is None:
             return []
@@ -95,6 +96,13 @@ class FlatCallback:
         return getattr(self.callback, "__name__", repr(self.callback))
 
     __str__ = __repr__
+
+
+def _host_array(x) -> Array:
+    """An operand as the user's callback sees it: a (strongly typed) Array owning a copy —
+    XLA's operand buffers are only valid during the call, and the user may keep them."""
+    v = np.array(x)
+    return Array(v, ShapedArray(v.shape, dtypes.canonicalize_dtype(v.dtype)))
 
 
 def _check_results(cb: FlatCallback, out) -> list[np.ndarray]:
@@ -353,7 +361,7 @@ class _DebugCallable:
                 continue
             x, aval = next(it)
             plain = isinstance(aval, ShapedArray) and isinstance(aval.dtype, np.dtype)
-            leaves.append(Array(np.asarray(x, aval.dtype), aval) if plain else x)
+            leaves.append(Array(np.array(x, aval.dtype), aval) if plain else x)
         args, kwargs = tree_unflatten(self.in_tree, leaves)
         self.callback(*args, **kwargs)
         return []
