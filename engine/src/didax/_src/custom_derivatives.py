@@ -352,11 +352,22 @@ def _stage_custom_jvp(trace: pe.DynamicJaxprTrace, fun, jvp, args, *, symbolic_z
     avals = [core.get_aval(x) for x in args]
     closed = pe.trace_to_closed_jaxpr(fun.call_wrapped, avals, "custom_jvp")
     closed.jaxpr.debug_info = fun.name
-    closed, lifted = pe.close_over_consts(closed)
+    closed, lifted = _lift_consts(closed)
     atoms = [trace.to_atom(x) for x in [*lifted, *args]]
     params = dict(call_jaxpr=closed, jvp_jaxpr_fun=_JvpRule(jvp, len(lifted)),
                   num_consts=len(lifted), symbolic_zeros=symbolic_zeros)
     return trace.emit(custom_jvp_call_p, atoms, closed.out_avals, params)
+
+
+def _lift_consts(closed: ClosedJaxpr) -> tuple[ClosedJaxpr, list]:
+    """Every constant of a traced rule function becomes a leading input (num_consts), as
+    JAX stages custom_jvp_call/custom_vjp_call: arrays the function closes over appear as
+    operands of the equation, not hidden inside its call_jaxpr."""
+    if not closed.consts:
+        return closed, []
+    jaxpr = closed.jaxpr
+    lifted = jaxpr.replace(constvars=[], invars=[*jaxpr.constvars, *jaxpr.invars])
+    return ClosedJaxpr(lifted, ()), list(closed.consts)
 
 
 ad.custom_jvp_call_rules["jvp"] = _jvp_process_custom_jvp
@@ -543,11 +554,12 @@ class CustomVJPCallPrimitive(Primitive):
             self, fun, fwd, bwd, list(args), out_trees=None, symbolic_zeros=symbolic_zeros)
 
     def bind(self, *args, call_jaxpr, fwd, bwd, num_consts, symbolic_zeros):
+        # The lifted constants stay inputs (so every trace sees them, e.g. batched under
+        # vmap); fwd and bwd are adapted to ignore them (they get no cotangent).
         fun = FlatFun(core.jaxpr_as_fun(call_jaxpr), _jaxpr_name(call_jaxpr))
         fun.out_tree = tree_structure([0] * len(call_jaxpr.out_avals))
         f, b = fwd.as_flat(num_consts), bwd.as_flat(num_consts)
-        return self.bind_custom_vjp(fun, f, b, args[num_consts:] if num_consts else args,
-                                    symbolic_zeros)
+        return self.bind_custom_vjp(fun, f, b, args, symbolic_zeros)
 
 
 custom_vjp_call_p = CustomVJPCallPrimitive("custom_vjp_call", multiple_results=True)
@@ -555,13 +567,20 @@ custom_vjp_call_p.is_higher_order = True
 
 
 class _Kept:
-    """A staged custom_vjp's fwd or bwd, kept as the original Python callable."""
+    """A staged custom_vjp's fwd or bwd, kept as the original Python callable. Re-bound
+    with num_consts leading constant inputs, fwd skips them and bwd gives them no
+    cotangent."""
 
-    def __init__(self, f: FlatFun):
-        self.f = f
+    def __init__(self, f: FlatFun, role: str):
+        self.f, self.role = f, role
 
     def as_flat(self, num_consts: int) -> FlatFun:
-        return self.f
+        f = self.f
+        if not num_consts:
+            return f
+        if self.role == "fwd":
+            return FlatFun(lambda *xs: f.call_wrapped(*xs[num_consts:]), f.name)
+        return FlatFun(lambda *xs: [None] * num_consts + list(f.call_wrapped(*xs)), f.name)
 
     def __str__(self):
         return self.f.name
@@ -634,9 +653,9 @@ def _stage_custom_vjp(trace: pe.DynamicJaxprTrace, fun, fwd, bwd, args, *, out_t
     avals = [core.get_aval(x) for x in args]
     closed = pe.trace_to_closed_jaxpr(fun.call_wrapped, avals, "custom_vjp")
     closed.jaxpr.debug_info = fun.name
-    closed, lifted = pe.close_over_consts(closed)
+    closed, lifted = _lift_consts(closed)
     atoms = [trace.to_atom(x) for x in [*lifted, *args]]
-    params = dict(call_jaxpr=closed, fwd=_Kept(fwd), bwd=_Kept(bwd), num_consts=len(lifted),
+    params = dict(call_jaxpr=closed, fwd=_Kept(fwd, "fwd"), bwd=_Kept(bwd, "bwd"), num_consts=len(lifted),
                   symbolic_zeros=symbolic_zeros)
     return trace.emit(custom_vjp_call_p, atoms, closed.out_avals, params)
 
