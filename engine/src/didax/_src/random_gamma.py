@@ -19,7 +19,6 @@ import math
 import numpy as np
 
 from didax._src import core, dtypes
-from didax._src.api import vmap
 from didax._src.core import ShapedArray
 from didax._src.interpreters import batching
 from didax._src.interpreters.ad import Zero
@@ -116,11 +115,18 @@ def _gamma_impl(key, a, *, log_space: bool):
     a_shape = np.shape(a)
     split_count = math.prod(a_shape[np.ndim(key):])
     keys = shapes.reshape(key, (math.prod(np.shape(key)),))
-    keys = vmap(lambda k: _split(k, split_count))(keys)
+    keys = _vmap(lambda k: _split(k, split_count), keys)
     keys = shapes.reshape(keys, (math.prod(np.shape(keys)),))
     alphas = shapes.reshape(a, (math.prod(a_shape),))
-    samples = vmap(functools.partial(_gamma_one, log_space=log_space))(keys, alphas)
+    samples = _vmap(functools.partial(_gamma_one, log_space=log_space), keys, alphas)
     return shapes.reshape(samples, a_shape)
+
+
+def _vmap(fun, *args):
+    """fun mapped over the leading axis of every argument (one output, batched at 0)."""
+    axis = batching.AxisData(None, np.shape(args[0])[0])
+    outs, _ = batching.batch_flat(lambda *xs: [fun(*xs)], axis, args, [0] * len(args), [0])
+    return outs[0]
 
 
 def _gamma_batch(axis_data, vals, dims, *, log_space):
