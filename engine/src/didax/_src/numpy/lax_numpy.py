@@ -77,9 +77,6 @@ def where(condition, x=None, y=None, /, *, size=None, fill_value=None):
         from didax._src.numpy.indexing import nonzero  # noqa: PLC0415
 
         return nonzero(condition, size=size, fill_value=fill_value)
-    if x is None or y is None:
-        raise ValueError("Either both or neither of the x and y arguments should be provided "
-                         f"to jax.numpy.where, got {x} and {y}.")
     if size is not None or fill_value is not None:
         raise ValueError("size and fill_value arguments cannot be used in three-term "
                          "where function.")
@@ -268,11 +265,7 @@ def array_equiv(a1, a2):
     from didax._src.numpy.reductions import all as _all  # noqa: PLC0415
 
     a1, a2 = ensure_arraylike("array_equiv", a1, a2)
-    try:
-        eq = ufuncs.equal(a1, a2)
-    except (ValueError, TypeError):
-        return to_array(False)
-    return _all(eq)
+    return _all(ufuncs.equal(a1, a2))
 
 
 # ----------------------------------------------------------------------------------------
@@ -356,8 +349,6 @@ def meshgrid(*xi, copy=True, sparse=False, indexing="xy"):
     if builtins.any(np.ndim(a) != 1 for a in args):
         raise ValueError("Arguments to jax.numpy.meshgrid must be 1D, got shapes "
                          f"{[np.shape(a) for a in args]}")
-    if indexing == "xy" and len(args) >= 2:
-        args[0], args[1] = args[1], args[0]
     shp = tuple(np.shape(a)[0] for a in args)
     n = len(args)
     if sparse:
@@ -368,7 +359,6 @@ def meshgrid(*xi, copy=True, sparse=False, indexing="xy"):
         outs = [shapes.broadcast_in_dim(a, shp, (i,)) for i, a in enumerate(args)]
     if indexing == "xy" and n >= 2:
         outs = [swapaxes(o, 0, 1) for o in outs]
-        outs[0], outs[1] = outs[1], outs[0]
     return outs
 
 
@@ -378,3 +368,26 @@ def sort_complex(a):
     a = ensure_arraylike("sort_complex", a)
     out = sort(a, axis=0)
     return convert(out, dtypes.to_complex_dtype(dtype_of(out)))
+
+
+def get_printoptions():
+    """NumPy's print options (didax arrays print through NumPy)."""
+    return np.get_printoptions()
+
+
+def printoptions(*args, **kwargs):
+    """NumPy's printoptions context manager (didax arrays print through NumPy)."""
+    return np.printoptions(*args, **kwargs)
+
+
+def set_printoptions(*args, **kwargs):
+    return np.set_printoptions(*args, **kwargs)
+
+
+def array_str(a, max_line_width=None, precision=None, suppress_small=None):
+    return np.array_str(np.asarray(a), max_line_width, precision, suppress_small)
+
+
+def array_repr(arr, max_line_width=None, precision=None, suppress_small=None):
+    text = np.array_repr(np.asarray(arr), max_line_width, precision, suppress_small)
+    return type(arr).__name__ + text[len("array"):] if text.startswith("array") else text

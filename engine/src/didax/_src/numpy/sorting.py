@@ -101,8 +101,8 @@ def _partition(a, kth, axis=-1):
     a = shapes.transpose(a, _to_last(np.ndim(a), axis)) if axis != np.ndim(a) - 1 else a
     s = lred.sort(a, dimension=np.ndim(a) - 1)
     n = np.shape(a)[-1]
-    low = shapes.slice_in_dim(s, 0, kth, axis=-1)
-    high = shapes.rev(shapes.slice_in_dim(s, kth, n, axis=-1), (np.ndim(a) - 1,))
+    low = shapes.slice_in_dim(s, 0, kth + 1, axis=-1)
+    high = shapes.rev(shapes.slice_in_dim(s, kth + 1, n, axis=-1), (np.ndim(a) - 1,))
     out = shapes.concatenate([low, high], np.ndim(a) - 1)
     return _from_last(out, axis)
 
@@ -123,6 +123,8 @@ def _from_last(x, axis):
 
 def partition(a, kth, axis=-1):
     a = ensure_arraylike("partition", a)
+    if dtypes.is_complex(dtype_of(a)):
+        raise NotImplementedError("jnp.partition for complex dtype is not implemented.")
     if np.ndim(a) == 0:
         raise TypeError("Cannot partition a 0-dimensional array")
     axis = canonicalize_axis(axis, np.ndim(a))
@@ -134,15 +136,21 @@ def partition(a, kth, axis=-1):
 def _argpartition(a, kth, axis=-1):
     a = shapes.transpose(a, _to_last(np.ndim(a), axis)) if axis != np.ndim(a) - 1 else a
     n = np.shape(a)[-1]
-    up = _argsort(a, -1, stable=True)
-    down = _argsort(a, -1, stable=True, descending=True)
-    low = shapes.slice_in_dim(up, 0, kth, axis=-1)
-    high = shapes.slice_in_dim(down, 0, n - kth, axis=-1)
-    return _from_last(shapes.concatenate([low, high], np.ndim(a) - 1), axis)
+    bottom = shapes.slice_in_dim(_argsort(a, -1, stable=True), 0, kth + 1, axis=-1)
+    # the rest, in increasing index order (as JAX's top_k of a 0/1 proxy leaves them)
+    in_bottom = lax.eq(shapes.expand_dims(bottom, (np.ndim(bottom),)),
+                       shapes.broadcasted_iota(dtype_of(bottom), (*np.shape(bottom), n),
+                                               np.ndim(bottom)))
+    in_bottom = lred.reduce_or(in_bottom, (np.ndim(bottom) - 1,))
+    top = shapes.slice_in_dim(_argsort(in_bottom, -1, stable=True), 0, n - kth - 1,
+                              axis=-1)
+    return _from_last(shapes.concatenate([bottom, top], np.ndim(a) - 1), axis)
 
 
 def argpartition(a, kth, axis=-1):
     a = ensure_arraylike("argpartition", a)
+    if dtypes.is_complex(dtype_of(a)):
+        raise NotImplementedError("jnp.argpartition for complex dtype is not implemented.")
     if np.ndim(a) == 0:
         raise TypeError("Cannot partition a 0-dimensional array")
     axis = canonicalize_axis(axis, np.ndim(a))

@@ -9,6 +9,7 @@ array_creation, manipulation, reductions, ufuncs, ufuncs_math, indexing_ops, sor
 
 from __future__ import annotations
 
+import builtins
 import math
 import operator
 
@@ -18,6 +19,7 @@ from didax._src import core, dtypes
 from didax._src.lax import lax, shapes
 from didax._src.lax import reductions as lred
 from didax._src.numpy import reductions as red
+from didax._src.numpy import ufuncs
 from didax._src.numpy.array_creation import linspace, zeros
 from didax._src.numpy.indexing_ops import take_along_axis
 from didax._src.numpy.manipulation import atleast_2d, concatenate, ravel, reshape, transpose
@@ -390,12 +392,13 @@ def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=N
         return full(shp, np.nan, dtype_of(X))
     if ddof is None:
         ddof = 1 if not bias else 0
-    w = _cov_weights(X, fweights, aweights)
-    return _cov(X, w, aweights is not None, ddof, dtype)
+    w, aw = _cov_weights(X, fweights, aweights)
+    return _cov(X, w, aw, ddof, dtype)
 
 
 def _cov_weights(X, fweights, aweights):
-    w = None
+    """(the combined weights or None, the checked aweights or None)."""
+    w, aw = None, None
     for name, wt in (("fweights", fweights), ("aweights", aweights)):
         if wt is None:
             continue
@@ -404,38 +407,35 @@ def _cov_weights(X, fweights, aweights):
             raise RuntimeError(f"cannot handle multidimensional {name}")
         if np.shape(wt)[0] != np.shape(X)[1]:
             raise RuntimeError(f"incompatible numbers of samples and {name}")
-        if name == "fweights":
-            if not dtypes.is_int(dtype_of(wt)):
-                raise TypeError("fweights must be integer.")
-            wt = lax.abs(wt)
-        else:
-            wt = lax.abs(wt)
-        w = wt if w is None else lax.mul(*promote_dtypes_inexact(w, wt))
-    return w
+        if name == "fweights" and not dtypes.is_int(dtype_of(wt)):
+            raise TypeError("fweights must be integer.")
+        wt = lax.abs(wt)
+        if name == "aweights":
+            aw = wt
+        w = wt if w is None else ufuncs.multiply(w, wt)
+    return w, aw
 
 
-def _cov(X, w, has_aweights, ddof, dtype):
+def _cov(X, w, aw, ddof, dtype):
     from didax._src.numpy.products import dot  # noqa: PLC0415
     from didax._src.numpy.ufuncs_math import conj  # noqa: PLC0415
 
     if w is None:
         avg = red.mean(X, axis=1)
-        w_sum = core.typed_scalar(np.shape(X)[1], dtype_of(avg))
-        fact = lax.sub(w_sum, core.typed_scalar(ddof, dtype_of(avg)))
+        fact = core.typed_scalar(np.shape(X)[1] - ddof, dtype_of(avg))
     else:
         avg, w_sum = red.average(X, axis=1, weights=w, returned=True)
         w_sum = w_sum[0]
-        if not has_aweights:
-            fact = lax.sub(w_sum, core.typed_scalar(ddof, dtype_of(w_sum)))
+        if ddof == 0:
+            fact = w_sum
+        elif aw is None:
+            fact = ufuncs.subtract(w_sum, ddof)
         else:
-            aw = w
-            fact = lax.sub(w_sum, lax.div(lax.mul(core.typed_scalar(ddof, dtype_of(w_sum)),
-                                                  red.sum(lax.mul(w, aw))), w_sum))
-    X = lax.sub(X, shapes.expand_dims(avg, (1,)))
-    X_T = transpose(X) if w is None else transpose(lax.mul(X, lax.convert_element_type(
-        w, dtype_of(X))))
-    c = dot(X, conj(X_T))
-    out = lax.div(c, lax.convert_element_type(fact, dtype_of(c)))
+            corr = ufuncs.true_divide(red.sum(ufuncs.multiply(w, aw)), w_sum)
+            fact = ufuncs.subtract(w_sum, ufuncs.multiply(ddof, corr))
+    X = ufuncs.subtract(X, shapes.expand_dims(avg, (1,)))
+    X_T = transpose(X) if w is None else transpose(ufuncs.multiply(X, w))
+    out = ufuncs.true_divide(dot(X, conj(X_T)), fact)
     out = shapes.squeeze(out, tuple(i for i, d in enumerate(np.shape(out)) if d == 1))
     return out if dtype is None else lax.convert_element_type(out, dtype)
 
@@ -576,3 +576,61 @@ def _logsumexp_impl(a, axis=None, b=None, keepdims=False, return_sign=False, whe
         out = where3(lax.lt(sign, core.typed_scalar(0, dtype_of(sign))),
                      np.array(np.nan, dtype_of(out)), out)
     return out
+
+
+def histogramdd(sample, bins=10, range=None, weights=None, density=None):  # noqa: A002
+    from didax._src.numpy.index_tricks import ix_, ravel_multi_index  # noqa: PLC0415
+    from didax._src.numpy.sorting import searchsorted  # noqa: PLC0415
+
+    if weights is None:
+        (sample,) = promote_dtypes_inexact(ensure_arraylike("histogramdd", sample))
+    else:
+        sample, weights = ensure_arraylike("histogramdd", sample, weights)
+        if np.shape(weights) != np.shape(sample)[:1]:
+            raise ValueError("should have one weight for each sample.")
+        sample, weights = promote_dtypes_inexact(sample, weights)
+    n, d = np.shape(sample)
+    if range is not None and (len(range) != d or any(
+            r is not None and np.shape(r)[0] != 2 for r in range)):
+        raise ValueError(f"For sample.shape={(n, d)}, range must be a sequence of {d} pairs "
+                         f"or Nones; got range={range}")
+    try:
+        per_dim = list(bins)
+    except TypeError:
+        per_dim = [bins] * d
+    else:
+        if len(per_dim) != d:
+            raise ValueError("should be a bin for each dimension.")
+    idx, edges = [], []
+    for i in builtins.range(d):
+        col = sample[:, i]
+        e = histogram_bin_edges(col, per_dim[i], None if range is None else range[i])
+        k = searchsorted(e, col, side="right")
+        idx.append(where3(lax.eq(col, e[-1]), ufuncs.subtract(k, 1), k))
+        edges.append(e)
+    nbins = tuple(np.shape(e)[0] + 1 for e in edges)
+    flat = ravel_multi_index(tuple(idx), nbins, mode="clip")
+    hist = reshape(bincount(flat, weights, length=math.prod(nbins)), nbins)
+    hist = hist[(slice(1, -1),) * d]
+    if density:
+        hist = lax.convert_element_type(hist, dtype_of(sample))
+        hist = ufuncs.true_divide(hist, red.sum(hist))
+        for norm in ix_(*[lax.sub(e[1:], e[:-1]) for e in edges]):
+            hist = ufuncs.true_divide(hist, norm)
+    return hist, edges
+
+
+
+
+def histogram2d(x, y, bins=10, range=None, weights=None, density=None):  # noqa: A002
+    x, y = ensure_arraylike("histogram2d", x, y)
+    try:
+        n = len(bins)
+    except TypeError:
+        n = 1
+    if n not in (1, 2):
+        bins = [bins, bins]
+    from didax._src.numpy.manipulation import stack  # noqa: PLC0415
+
+    hist, edges = histogramdd(transpose(stack([x, y])), bins, range, weights, density)
+    return hist, edges[0], edges[1]
