@@ -459,6 +459,7 @@ class JitWrapped:
         self._cache: dict = {}
         self._fast: dict = {}
         self.trace_count = 0
+        _all_jits.add(self)
         # jits inside didax (jnp functions) are implementation details, not trace cards
         self._recordable = not (getattr(fun, "__module__", None) or "").startswith("didax.")
         functools.update_wrapper(self, fun, updated=())
@@ -653,6 +654,19 @@ def _argument_error(fun, args, dyn_kw, static, exc: Exception) -> Exception:
                     "argument was not marked as static using the static_argnums or "
                     "static_argnames parameters of jax.jit.")
     return exc
+
+
+# Every jitted function, so a configuration change (x64, promotion mode, PRNG flags, ...)
+# can drop traces made under the old configuration: tracing depends on it.
+_all_jits: weakref.WeakSet = weakref.WeakSet()
+
+
+def _config_changed(name=None, value=None) -> None:
+    for j in list(_all_jits):
+        j.clear_cache()
+
+
+config.add_observer(_config_changed)
 
 
 def _make_fast(entry: _CacheEntry) -> Callable:
