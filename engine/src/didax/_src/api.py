@@ -382,7 +382,10 @@ def _std_basis(flat_leaves):
     eye = np.eye(n, dtype=dtype)
     out, start = [], 0
     for a, s in zip(avals, sizes):
-        out.append(eye[:, start:start + s].reshape((n, *a.shape)).astype(a.dtype))
+        part = eye[:, start:start + s].reshape((n, *a.shape)).astype(a.dtype)
+        if a.weak_type:  # a Python scalar's Jacobian stays weakly typed (as in JAX)
+            part = Array(part, core.ShapedArray(part.shape, a.dtype, True))
+        out.append(part)
         start += s
     return out
 
