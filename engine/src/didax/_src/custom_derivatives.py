@@ -515,7 +515,11 @@ def _flatten_bwd_output(cv, cts_in, in_tree, in_avals=None):
             flat.extend([None] * child.num_leaves)
         else:
             try:
-                flat.extend(child.flatten_up_to(ct))
+                pieces = child.flatten_up_to(ct)
+                # None stands for a zero subtree; anything else must be an array leaf
+                if any(p is not None and tree_structure(p).num_nodes != 1 for p in pieces):
+                    raise TypeError("structure mismatch")
+                flat.extend(pieces)
             except (TypeError, ValueError):
                 got = tree_structure(tuple(cts_in), is_leaf=lambda x: x is None)
                 raise TypeError(
