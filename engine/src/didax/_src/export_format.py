@@ -254,9 +254,12 @@ def _function_header(e: Exported, offset: int, module: bytes) -> dict:
 
 
 def _producer() -> str:
-    import didax  # noqa: PLC0415
+    from importlib import metadata  # noqa: PLC0415
 
-    return f"didax {getattr(didax, '__version__', '?')}"
+    try:
+        return f"didax {metadata.version('didax')}"
+    except metadata.PackageNotFoundError:
+        return "didax"
 
 
 def deserialize(blob: bytes | bytearray) -> Exported:
