@@ -31,8 +31,6 @@ from didax._src.numpy.indexing import put_along_axis as put_along_axis
 from didax._src.numpy.indexing import take as take
 from didax._src.numpy.indexing import take_along_axis as take_along_axis
 
-Array = ndarray
-
 # --- scalar types (callable: jnp.float32(3) is a 0-d float32 Array) and dtype helpers
 bool_ = bool = _st.bool_  # noqa: A001
 int8, int16, int32, int64 = _st.int8, _st.int16, _st.int32, _st.int64
@@ -54,6 +52,7 @@ issubdtype = _dtypes.issubdtype
 isdtype = _dtypes.isdtype
 promote_types = _dtypes.promote_types
 can_cast = _np.can_cast
+save, savez = _np.save, _np.savez
 ComplexWarning = _np.exceptions.ComplexWarning
 
 pi, e, inf, nan, euler_gamma = _np.pi, _np.e, _np.inf, _np.nan, _np.euler_gamma

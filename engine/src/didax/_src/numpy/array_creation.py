@@ -22,7 +22,6 @@ from didax._src.lax import lax, shapes
 from didax._src.numpy.util import (
     broadcast_shapes_checked,
     broadcast_to,
-    canonicalize_axis,
     check_arraylike,
     check_arraylike_or_none,
     convert,
@@ -443,6 +442,61 @@ def fromiter(*args, **kwargs):
 def fromstring(string, dtype=float, count=-1, *, sep):
     return asarray(np.fromstring(string, dtype=dtype, count=count, sep=sep))
 
+def fromfile(*args, **kwargs):
+    raise NotImplementedError(
+        "jnp.fromfile() is not implemented because it may be non-pure and thus unsafe for "
+        "use with JIT and other JAX transformations. Consider using "
+        "jnp.asarray(np.fromfile(...)) instead, although care should be taken if "
+        "np.fromfile is used within a jax transformations because of its potential "
+        "side-effect of consuming the file object; for more information see "
+        "https://docs.jax.dev/en/latest/notebooks/Common_Gotchas_in_JAX.html#pure-functions")
 
-def canonicalize_linspace_axis(axis, ndim):
-    return canonicalize_axis(axis, ndim + 1)
+
+def load(file, *args, **kwargs):
+    """np.load, returning a didax Array (bfloat16 data saved as void16 is recovered)."""
+    out = np.load(file, *args, **kwargs)
+    if isinstance(out, np.ndarray):
+        if out.dtype == "V2":
+            out = out.view(dtypes.bfloat16)
+        try:
+            out = asarray(out)
+        except (TypeError, AssertionError):
+            pass
+    return out
+
+
+def from_dlpack(x, /, *, device=None, copy=None):
+    """An Array from any object exporting the DLPack protocol (via NumPy on the host)."""
+    if isinstance(x, (Array, Tracer)):
+        return x
+    return asarray(np.from_dlpack(x))
+
+
+
+__all__ = [
+    "fromfile",
+    "load",
+    "from_dlpack",
+    "array",
+    "asarray",
+    "copy",
+    "zeros",
+    "ones",
+    "empty",
+    "full",
+    "zeros_like",
+    "ones_like",
+    "empty_like",
+    "full_like",
+    "arange",
+    "linspace",
+    "logspace",
+    "geomspace",
+    "eye",
+    "identity",
+    "tri",
+    "fromfunction",
+    "frombuffer",
+    "fromiter",
+    "fromstring",
+]

@@ -314,7 +314,6 @@ def _stack_variant(name, conv, axis_of):
 
 
 vstack = _stack_variant("vstack", _atleast_2d_one, lambda lst: 0)
-row_stack = vstack
 hstack = _stack_variant("hstack", lambda a: atleast_1d(a),
                         lambda lst: 0 if np.ndim(lst[0]) == 1 else 1)
 dstack = _stack_variant("dstack", lambda a: atleast_3d(a), lambda lst: 2)

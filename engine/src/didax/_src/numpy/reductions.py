@@ -489,3 +489,28 @@ def _cumulative_api(name, prim_fn, identity):
 
 cumulative_sum = _cumulative_api("cumulative_sum", lred.cumsum, 0)
 cumulative_prod = _cumulative_api("cumulative_prod", lred.cumprod, 1)
+
+__all__ = [
+    "sum",
+    "prod",
+    "max",
+    "min",
+    "amax",
+    "amin",
+    "all",
+    "any",
+    "mean",
+    "var",
+    "std",
+    "average",
+    "ptp",
+    "count_nonzero",
+    "argmax",
+    "argmin",
+    "cumsum",
+    "cumprod",
+    "nancumsum",
+    "nancumprod",
+    "cumulative_sum",
+    "cumulative_prod",
+]

@@ -171,3 +171,8 @@ def apply_over_axes(func, a, axes):
             raise ValueError("function is not returning an array of the correct shape")
     return a
 
+__all__ = [
+    "vectorize",
+    "apply_along_axis",
+    "apply_over_axes",
+]
