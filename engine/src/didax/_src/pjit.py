@@ -11,12 +11,13 @@ from __future__ import annotations
 
 import functools
 import inspect
+import sys
 import weakref
 from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from didax._src import core, dtypes, xla_backend
+from didax._src import core, dtypes, source_info, xla_backend
 from didax._src.api_util import (
     ShapeDtypeStruct,
     ensure_index_tuple,
@@ -460,8 +461,9 @@ class JitWrapped:
         self._fast: dict = {}
         self.trace_count = 0
         _all_jits.add(self)
-        # jits inside didax (jnp functions) are implementation details, not trace cards
-        self._recordable = not (getattr(fun, "__module__", None) or "").startswith("didax.")
+        # jits made inside didax (jnp functions) are implementation details, not trace
+        # cards; jit() decides by who calls it (jit(jnp.sin) in user code is recorded).
+        self._recordable = True
         functools.update_wrapper(self, fun, updated=())
 
     def __repr__(self):
@@ -718,7 +720,9 @@ def jit(fun: Callable, *, static_argnums: int | Sequence[int] | None = None,
     _validate_arg_spec(fun, static_argnums, static_argnames, donate, donate_argnames)
     static_argnums, static_argnames = _infer_static(fun, static_argnums, static_argnames)
     donate, _ = _infer_static(fun, donate, donate_argnames)
-    return JitWrapped(fun, static_argnums, static_argnames, donate, keep_unused, inline)
+    wrapped = JitWrapped(fun, static_argnums, static_argnames, donate, keep_unused, inline)
+    wrapped._recordable = not source_info._is_internal(sys._getframe(1).f_code.co_filename)
+    return wrapped
 
 
 def _validate_arg_spec(fun, static_nums, static_names, donate_nums, donate_names) -> None:
