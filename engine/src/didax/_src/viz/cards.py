@@ -82,7 +82,7 @@ def _fill_card(card, inp, primal, flat_args, out_tree, ids, tag_ids) -> None:
     elif inp.kind in ("jvp", "linearize", "jacfwd"):
         card["stages"] += _jvp_stages(primal, flat_args, ids, tag_ids, inp.kind == "linearize")
     if inp.kind == "vmap":
-        card["stages"] += _vmap_stage(inp, ids, tag_ids)
+        card["stages"] += _vmap_stage(inp, primal, out_tree, ids, tag_ids)
     if inp.kind in ("jit", "show") and inp.compile_stages:
         card["stages"] += _compile_stages(primal, _fun_name(inp.fun))
     card["timeline"] = _timeline(primal, card, ids)
@@ -243,12 +243,22 @@ def _reverse_stages(primal, flat_args, ids, tag_ids) -> list:
     return stages
 
 
-def _vmap_stage(inp: CardInputs, ids, tag_ids) -> list:
+def _vmap_stage(inp: CardInputs, primal: ClosedJaxpr, out_tree, ids, tag_ids) -> list:
+    """The batched program, made by batching the (tagged) per-example program, so each
+    batched equation maps back to the primal equation it comes from."""
     from didax._src import api  # noqa: PLC0415
+    from didax._src.tree_util import broadcast_prefix  # noqa: PLC0415
 
-    vf = api.vmap.__wrapped__(inp.fun, *inp.t_args, **inp.t_kwargs)
-    flat, in_tree = tree_flatten((inp.args, inp.kwargs))
-    closed, _, _ = api.trace_to_jaxpr(vf, inp.args, inp.kwargs, (), "vmap")
+    in_axes = inp.t_kwargs.get("in_axes", inp.t_args[0] if inp.t_args else 0)
+    out_axes = inp.t_kwargs.get("out_axes", inp.t_args[1] if len(inp.t_args) > 1 else 0)
+    flat_args = tree_flatten(inp.args)[0]
+    axes = api._flat_axes(in_axes, inp.args, inp.kwargs)[:len(flat_args)]
+    flat_out_axes = broadcast_prefix(out_axes, tree_unflatten(out_tree, [0] * out_tree.num_leaves),
+                                     is_leaf=lambda x: x is None)
+    batched = api.vmap.__wrapped__(lambda *xs: tuple(_eval(primal)(*xs)), in_axes=tuple(axes),
+                                   out_axes=tuple(flat_out_axes))
+    avals = [core.get_aval(x) for x in flat_args]
+    closed = pe.trace_to_closed_jaxpr(lambda *xs: batched(*xs), avals, "vmap")
     return [_jaxpr_stage("vmap", "Batched program (vmap)", closed, ids, tag_ids)]
 
 
