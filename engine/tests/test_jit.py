@@ -58,10 +58,9 @@ def _value(rng, shape, name, nonzero=False):
 
 def _arith(n, lax):
     def f(x, y):
-        out = {"mul_add": x * y + x, "pow2": x * x, "eq": x == y, "ne": x != y,
-               "sum": n.sum(x, axis=0), "reshape": n.reshape(x, (3, 2)),
-               "transpose": x.T, "concat": n.concatenate([x, y], axis=1),
-               "slice": x[:, 1:], "bcast": x[0] * y, "scalar": x * 2 + 1}
+        out = {"mul_add": x * y + x, "eq": x == y, "sum": n.sum(x, axis=0),
+               "transpose": n.reshape(x.T, (2, 3)), "concat": n.concatenate([x, y], axis=1),
+               "bcast": x[0] * y, "scalar": x * 2 + 1}
         return out
     return f
 
@@ -674,7 +673,7 @@ def test_repr_and_str_as_jax(i):
 
 def test_repr_of_random_vectors_as_jax():
     rng = np.random.default_rng(0)
-    for n in range(1, 30):
+    for n in (1, 2, 3, 5, 6, 7, 9, 11, 13, 17, 23, 29):  # around the line-width breaks
         for dt in ("float32", "int32", "float16", "complex64", "int8"):
             for scale in (1, 1000, 1e-3):
                 v = (rng.normal(size=n) * scale).astype(dt)
