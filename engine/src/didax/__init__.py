@@ -20,7 +20,7 @@ from didax._src.api import (
     vmap as vmap,
 )
 from didax._src.api_util import ShapeDtypeStruct as ShapeDtypeStruct
-from didax._src.array import Array as Array
+from didax._src.basearray import Array as Array
 from didax._src.pjit import effects_barrier as effects_barrier
 from didax._src.pjit import jit as jit
 from didax._src.pmap import device_count as device_count
