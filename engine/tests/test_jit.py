@@ -692,6 +692,18 @@ def test_array_attributes():
     assert isinstance(out, didax.Array) and out.shape == (2, 3) and out.dtype == np.float32
 
 
+def test_isinstance_array_holds_for_tracers():
+    def call(jx, n):
+        seen = []
+        jx.jit(lambda x: seen.append(isinstance(x, jx.Array)) or x)(1.0)
+        jx.grad(lambda x: seen.append(isinstance(x, jx.Array)) or x)(1.0)
+        jx.vmap(lambda x: seen.append(isinstance(x, jx.Array)) or x)(np.ones(2))
+        return seen + [isinstance(n.ones(2), jx.Array), isinstance(np.ones(2), jx.Array),
+                       isinstance(1.0, jx.Array)]
+
+    assert call(didax, dnp) == call(jax, jnp) == [True] * 4 + [False, False]
+
+
 def test_array_protocol():
     d = didax.jit(lambda x: x * 2)(dnp.arange(4.0))
     a = np.asarray(d)
