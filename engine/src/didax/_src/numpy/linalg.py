@@ -222,6 +222,7 @@ def slogdet(a, *, method=None):
     return SlogdetResult(sign, logabs)
 
 
+@jit_like_jax("det")
 def det(a):
     a = _square("jnp.linalg.det", a)
     n = np.shape(a)[-1]

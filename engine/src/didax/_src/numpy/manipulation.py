@@ -171,13 +171,24 @@ def expand_dims(a, axis):
     return shapes.expand_dims(a, canon)
 
 
-def _atleast(name, nd, arys):
+def _atleast(name, fn, arys):
     check_arraylike(name, *arys)
-    outs = [array(a, copy=False, ndmin=nd) if nd < 3 else _at3(a) for a in arys]
+    outs = [fn(a) for a in arys]
     return outs[0] if len(outs) == 1 else outs
 
 
-def _at3(a):
+@jit_like_jax("atleast_1d")
+def _atleast_1d_one(a):
+    return array(a, copy=False, ndmin=1)
+
+
+@jit_like_jax("atleast_2d")
+def _atleast_2d_one(a):
+    return array(a, copy=False, ndmin=2)
+
+
+@jit_like_jax("atleast_3d")
+def _atleast_3d_one(a):
     a = to_array(a)
     nd = np.ndim(a)
     if nd == 0:
@@ -190,20 +201,15 @@ def _at3(a):
 
 
 def atleast_1d(*arys):
-    return _atleast("atleast_1d", 1, arys)
-
-
-@jit_like_jax("atleast_2d")
-def _atleast_2d_one(a):
-    return array(a, copy=False, ndmin=2)
+    return _atleast("atleast_1d", _atleast_1d_one, arys)
 
 
 def atleast_2d(*arys):
-    return _atleast("atleast_2d", 2, arys)
+    return _atleast("atleast_2d", _atleast_2d_one, arys)
 
 
 def atleast_3d(*arys):
-    return _atleast("atleast_3d", 3, arys)
+    return _atleast("atleast_3d", _atleast_3d_one, arys)
 
 
 # ----------------------------------------------------------------------------------------
@@ -328,6 +334,7 @@ def column_stack(tup):
     return concatenate(lst, 1)
 
 
+@jit_like_jax("block")
 def block(arrays):
     out, _ = _block(arrays)
     return out
@@ -348,6 +355,7 @@ def _block(xs):
     return asarray(xs), 1
 
 
+@jit_like_jax("append", static_argnames=('axis',))
 def append(arr, values, axis=None):
     if axis is None:
         return concatenate([ravel(arr), ravel(values)], 0)
@@ -481,8 +489,11 @@ def _repeat_gather(a, repeats, axis, total):
 
 
 def resize(a, new_shape):
-    a = ensure_arraylike("resize", a)
-    new_shape = _index_tuple(new_shape)
+    return _resize(ensure_arraylike("resize", a), _index_tuple(new_shape))
+
+
+@jit_like_jax("resize", static_argnames=("new_shape",))
+def _resize(a, new_shape):
     if builtins.any(d < 0 for d in new_shape):
         raise ValueError("all elements of `new_shape` must be non-negative")
     a = ravel(a)

@@ -34,6 +34,7 @@ from didax._src.numpy.util import (
 )
 
 
+@jit_like_jax("diff", static_argnames=('n', 'axis'))
 def diff(a, n=1, axis=-1, prepend=None, append=None):
     arr = ensure_arraylike("diff", a)
     n = core.concrete_or_error(operator.index, n, "'n' argument of jnp.diff")
@@ -122,6 +123,7 @@ def _gradient_axis(a, h, axis):
     return concatenate([upper, inner, lower], axis)
 
 
+@jit_like_jax("gradient", static_argnames=('axis', 'edge_order'))
 def gradient(f, *varargs, axis=None, edge_order=None):
     if edge_order is not None:
         raise NotImplementedError("The 'edge_order' argument to jnp.gradient is not "
@@ -148,6 +150,7 @@ def gradient(f, *varargs, axis=None, edge_order=None):
     return grads[0] if len(axes) == 1 else grads
 
 
+@jit_like_jax("trapezoid", static_argnames=('axis',))
 def trapezoid(y, x=None, dx=1.0, axis=-1):
     if x is None:
         (y,) = promote_dtypes_inexact(ensure_arraylike("trapezoid", y))
@@ -235,6 +238,7 @@ def _interp_core(x, xp, fp, left, right, period, extrap):
     return f
 
 
+@jit_like_jax("unwrap", static_argnames=('axis',))
 def unwrap(p, discont=None, axis=-1, period=2 * np.pi):
     p = ensure_arraylike("unwrap", p)
     p, period = promote_dtypes(p, period)
@@ -299,16 +303,19 @@ def _conv(x, y, mode, op, precision, preferred_element_type):
     return shapes.rev(out, (0,)) if flip_out else out
 
 
+@jit_like_jax("convolve", static_argnames=('mode', 'precision', 'preferred_element_type'))
 def convolve(a, v, mode="full", *, precision=None, preferred_element_type=None):
     a, v = ensure_arraylike("convolve", a, v)
     return _conv(a, v, mode, "convolve", precision, preferred_element_type)
 
 
+@jit_like_jax("correlate", static_argnames=('mode', 'precision', 'preferred_element_type'))
 def correlate(a, v, mode="valid", *, precision=None, preferred_element_type=None):
     a, v = ensure_arraylike("correlate", a, v)
     return _conv(a, v, mode, "correlate", precision, preferred_element_type)
 
 
+@jit_like_jax("vander", static_argnames=('N', 'increasing'))
 def vander(x, N=None, increasing=False):
     x = ensure_arraylike("vander", x)
     if np.ndim(x) != 1:

@@ -15,7 +15,7 @@ from didax._src import core
 from didax._src.lax import lax, shapes
 from didax._src.numpy import reductions, statistics
 from didax._src.numpy.array_creation import asarray, linspace
-from didax._src.numpy.manipulation import repeat
+from didax._src.numpy.manipulation import flip, repeat
 from didax._src.numpy.util import (
     broadcast_to,
     convert,
@@ -162,7 +162,7 @@ def _reflect_axis(a, i, w, mode, reflect_type):
             else:
                 stop = size if (mode == "symmetric" or n == 1) else size - 1
                 x = shapes.slice_in_dim(a, stop - chunk, stop, axis=i)
-            x = shapes.rev(x, (i,))
+            x = flip(x, i)
             if reflect_type == "odd":
                 x = lax.sub(lax.mul(core.typed_scalar(2, dtype_of(edge), True), edge), x)
                 if n > 1:

@@ -236,9 +236,9 @@ def cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
     m = ufuncs.multiply
     c = [ufuncs.subtract(m(a1, b2), m(a2, b1)), ufuncs.subtract(m(a2, b0), m(a0, b2)),
          ufuncs.subtract(m(a0, b1), m(a1, b0))]
-    from didax._src.numpy.manipulation import stack  # noqa: PLC0415
+    from didax._src.numpy.array_creation import array  # noqa: PLC0415
 
-    return moveaxis(stack(c, -1), -1, axisc)
+    return moveaxis(array(c), 0, axisc)
 
 
 # ----------------------------------------------------------------------------------------

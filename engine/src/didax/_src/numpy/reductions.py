@@ -365,7 +365,7 @@ def average(a, axis=None, weights=None, returned=False, keepdims=False):
     return avg
 
 
-@jit_like_jax("ptp", static_argnames=("axis", "keepdims"))
+@jit_like_jax("_ptp", static_argnames=("axis", "keepdims"))
 def ptp(a, axis=None, out=None, keepdims=False):
     if out is not None:
         raise NotImplementedError("The 'out' argument to jnp.ptp is not supported.")

@@ -26,6 +26,7 @@ from didax._src.numpy.util import (
     canonicalize_axis,
     dtype_of,
     ensure_arraylike,
+    jit_like_jax,
     promote_dtypes,
     to_array,
     where3,
@@ -208,7 +209,13 @@ def isin(element, test_elements, assume_unique=False, invert=False, *, method="a
     if method not in ("auto", "compare_all", "binary_search", "sort"):
         raise ValueError(f"method={method!r} is not implemented; options are "
                          "'compare_all', 'binary_search', 'sort', and 'auto'")
-    return reshape(_in1d(element, test_elements, invert), np.shape(element))
+    return reshape(_in1d_jit(element, test_elements, assume_unique=bool(assume_unique),
+                             invert=bool(invert), method=method), np.shape(element))
+
+
+@jit_like_jax("_in1d", static_argnames=("assume_unique", "invert", "method"))
+def _in1d_jit(ar1, ar2, assume_unique=False, invert=False, method="auto"):
+    return _in1d(ar1, ar2, invert)
 
 
 def _fill_to_size(values, count, size, fill_value):

@@ -25,6 +25,7 @@ from didax._src.numpy.indexing_ops import take_along_axis
 from didax._src.numpy.manipulation import atleast_2d, concatenate, ravel, reshape, transpose
 from didax._src.numpy.util import (
     canonicalize_axes,
+    const_like,
     dtype_of,
     ensure_arraylike,
     full,
@@ -55,7 +56,8 @@ def _nan_reduction(a, name, reduction, init, nan_if_all_nan, axis=None, keepdims
     filled = where3(_isnan(a), red._init_val(dtype_of(a), init), a)
     out = reduction(filled, axis=axis, keepdims=keepdims, where=where, **kw)
     if nan_if_all_nan:
-        return where3(red.all(_isnan(a), axis=axis, keepdims=keepdims), _NAN, out)
+        return where3(red.all(_isnan(a), axis=axis, keepdims=keepdims),
+                      const_like(a, np.nan), out)
     return out
 
 
@@ -145,6 +147,7 @@ def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=Non
     return _nanvar(a, ddof, red._static_axis(axis, "nanvar"), dtype, keepdims, where)
 
 
+@jit_like_jax("nanstd", static_argnames=("axis", "dtype", "keepdims"))
 def nanstd(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=None):
     if out is not None:
         raise NotImplementedError("The 'out' argument to jnp.nanstd is not supported.")
@@ -347,11 +350,13 @@ percentile = _quantile_api("percentile", False, 100)
 nanpercentile = _quantile_api("nanpercentile", True, 100)
 
 
+@jit_like_jax("median", static_argnames=('axis', 'overwrite_input', 'keepdims'))
 def median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
     return _quantile_api("median", False, fixed_method="midpoint")(
         a, None, axis, out, overwrite_input, keepdims=keepdims)
 
 
+@jit_like_jax("nanmedian", static_argnames=('axis', 'overwrite_input', 'keepdims'))
 def nanmedian(a, axis=None, out=None, overwrite_input=False, keepdims=False):
     return _quantile_api("nanmedian", True, fixed_method="midpoint")(
         a, None, axis, out, overwrite_input, keepdims=keepdims)
@@ -362,6 +367,7 @@ def nanmedian(a, axis=None, out=None, overwrite_input=False, keepdims=False):
 # ----------------------------------------------------------------------------------------
 
 
+@jit_like_jax("cov", static_argnames=('rowvar', 'bias', 'ddof', 'dtype'))
 def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=None,
         dtype=None):
     from didax._src.numpy.util import promote_args_inexact  # noqa: PLC0415
@@ -440,6 +446,7 @@ def _cov(X, w, aw, ddof, dtype):
     return out if dtype is None else lax.convert_element_type(out, dtype)
 
 
+@jit_like_jax("corrcoef", static_argnames=('rowvar', 'dtype'))
 def corrcoef(x, y=None, rowvar=True, dtype=None):
     from didax._src.numpy.ufuncs_math import real, sqrt  # noqa: PLC0415
 

@@ -136,6 +136,7 @@ def right_shift(x1, x2, /):
 bitwise_left_shift, bitwise_right_shift = left_shift, right_shift
 
 
+@jit_like_jax("bitwise_count")
 def bitwise_count(x, /):
     (x,) = promote_args_numeric("bitwise_count", x)
     return lax.convert_element_type(lax.population_count(absolute(x)), np.uint8)

@@ -183,14 +183,14 @@ def angle(z, deg: bool = False):
 
 @jit_like_jax("iscomplex")
 def iscomplex(x, /):
-    x = ensure_arraylike("iscomplex", x)
-    return lax.ne(imag(x), zero(imag(x)))
+    i = imag(ensure_arraylike("iscomplex", x))
+    return lax.ne(i, zero(i))
 
 
 @jit_like_jax("isreal")
 def isreal(x, /):
-    x = ensure_arraylike("isreal", x)
-    return lax.eq(imag(x), zero(imag(x)))
+    i = imag(ensure_arraylike("isreal", x))
+    return lax.eq(i, zero(i))
 
 
 # ----------------------------------------------------------------------------------------
@@ -466,7 +466,6 @@ def ldexp(x1, x2, /):
     return where3(lax.bitwise_or(isinf(x1), lax.eq(x1, zero(x1))), x1, out)
 
 
-@jit_like_jax("spacing")
 def spacing(x, /):
     (x,) = promote_args_inexact("spacing", x)
     dt = dtype_of(x)
@@ -480,6 +479,7 @@ def spacing(x, /):
     return where3(lax.eq(out, zero(out)), copysign(_strong(x, tiny), x), out)
 
 
+@jit_like_jax("i0")
 def i0(x):
     """The modified Bessel function of the first kind, order 0: its power series for
     |x| <= 30 and its asymptotic expansion beyond (both differentiate to i1)."""

@@ -101,6 +101,9 @@ def convert(x, dtype, weak_type: bool = False):
     aval = core.get_aval(x)
     if aval.dtype == dtype and aval.weak_type == weak_type:
         return x
+    if t is Array:  # a concrete constant converts on the host, as JAX folds it
+        return Array(np.asarray(x._value, dtype), core.ShapedArray(aval.shape, dtype,
+                                                                   weak_type))
     return lax.convert_element_type_p.bind(x, new_dtype=dtype, weak_type=weak_type,
                                            sharding=None)
 
