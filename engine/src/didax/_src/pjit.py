@@ -280,6 +280,17 @@ pe.partial_eval_rules[jit_p] = _jit_partial_eval
 pe.effects_rules[jit_p] = lambda jaxpr, **params: jaxpr.jaxpr.effects
 
 
+def _jit_staging(trace: pe.DynamicJaxprTrace, *args, **params):
+    """jit(f, inline=True) stages f's equations in place (no jit equation), as JAX does."""
+    if params["inline"] and type(trace) is pe.DynamicJaxprTrace:
+        closed = params["jaxpr"]
+        return core.eval_jaxpr(closed.jaxpr, closed.consts, *args)
+    return trace.default_process_primitive(jit_p, args, params)
+
+
+pe.custom_staging_rules[jit_p] = _jit_staging
+
+
 def _jit_dce(used_outputs, eqn):
     closed = eqn.params["jaxpr"]
     keep_unused = eqn.params["keep_unused"]
