@@ -632,6 +632,10 @@ JAXPRS = {
     "jit_grad": lambda jx, n: jx.make_jaxpr(jx.jit(jx.grad(lambda x: n.sin(x) * x)))(1.0),
     "grad_grad_jit": lambda jx, n: jx.make_jaxpr(jx.grad(jx.grad(jx.jit(
         lambda x: n.sin(x) * x))))(1.0),
+    "jit_inline": lambda jx, n: jx.make_jaxpr(
+        lambda x: jx.jit(lambda y: y * 2, inline=True)(x) + jx.jit(n.sin)(x))(1.0),
+    "grad_jit_inline": lambda jx, n: jx.make_jaxpr(jx.grad(
+        lambda x: jx.jit(lambda y: y * x, inline=True)(x)))(1.0),
     "jit_multiple_outputs": lambda jx, n: jx.make_jaxpr(jx.jit(
         lambda x: (x, x * 2, 3.0, n.int8(1))))(1.0),
 }
