@@ -560,6 +560,7 @@ def _precision_rank(dt):
     return (False, -1, -1, bits, not dtypes.is_unsigned(real))
 
 
+@functools.lru_cache(maxsize=512)
 def _dot_dtype(lhs_dt, rhs_dt, preferred):
     lr, rr = _precision_rank(lhs_dt), _precision_rank(rhs_dt)
     if lr == rr and lhs_dt != rhs_dt:
@@ -586,6 +587,7 @@ def _dot_general_abstract_eval(lhs, rhs, *, dimension_numbers, precision,
     return ShapedArray(shape, dt, lhs.weak_type and rhs.weak_type)
 
 
+@functools.lru_cache(maxsize=64)
 def _einsum_dtype(dt):
     """NumPy's einsum lacks the ml_dtypes floats: compute those in float32."""
     return np.dtype(np.float32) if dt.kind == "V" or dt.name == "bfloat16" else dt
@@ -603,21 +605,40 @@ def _dot_plan(dimension_numbers, lhs_ndim, rhs_ndim):
 
 def _dot_general_impl(lhs, rhs, *, dimension_numbers, precision, preferred_element_type,
                       out_sharding):
-    """dot_general as one batched matmul (BLAS) after transposes and reshapes."""
+    """dot_general as one (batched) BLAS matmul on transposed *views*: operands are only
+    copied when a group of several dimensions must be merged."""
     (lc, rc), (lb, rb) = dimension_numbers
-    lperm, rperm, lfree, rfree = _dot_plan(dimension_numbers, lhs.ndim, rhs.ndim)
     dt = _dot_dtype(lhs.dtype, rhs.dtype, preferred_element_type)
     compute = _einsum_dtype(dt)
-    lhs, rhs = lhs.astype(compute, copy=False), rhs.astype(compute, copy=False)
+    if lhs.dtype != compute or rhs.dtype != compute:
+        lhs, rhs = lhs.astype(compute, copy=False), rhs.astype(compute, copy=False)
+    if not lb and lhs.ndim <= 2 and rhs.ndim <= 2 and len(lc) == 1:
+        # matrix/vector products: BLAS reads transposed views directly
+        a = lhs.T if (lhs.ndim == 2 and lc[0] == 0) else lhs
+        c = rhs.T if (rhs.ndim == 2 and rc[0] == 1) else rhs
+        out = a @ c
+        return out if out.dtype == dt else out.astype(dt)
+    lperm, rperm, lfree, rfree = _dot_plan(dimension_numbers, lhs.ndim, rhs.ndim)
     bshape = tuple(lhs.shape[d] for d in lb)
     m_shape = tuple(lhs.shape[d] for d in lfree)
     n_shape = tuple(rhs.shape[d] for d in rfree)
     k = math.prod(lhs.shape[d] for d in lc)
     b, m, n = math.prod(bshape), math.prod(m_shape), math.prod(n_shape)
-    L = np.transpose(lhs, lperm).reshape(b, m, k)
-    R = np.transpose(rhs, rperm).reshape(b, k, n)
-    out = np.matmul(L, R) if b != 1 else np.matmul(L[0], R[0])[None]
+    L = _as_3d(np.transpose(lhs, lperm), (b, m, k), len(lb), len(lfree), len(lc))
+    R = _as_3d(np.transpose(rhs, rperm), (b, k, n), len(rb), len(rc), len(rfree))
+    out = np.matmul(L[0], R[0]) if b == 1 else np.matmul(L, R)
     return out.reshape(bshape + m_shape + n_shape).astype(dt, copy=False)
+
+
+def _as_3d(x, shape3, n0, n1, n2):
+    """x (grouped dims in order) as a 3-D array, by views when every group has <= 1 dim."""
+    if n0 <= 1 and n1 <= 1 and n2 <= 1:
+        shape = list(x.shape)
+        for axis, n in enumerate((n0, n1, n2)):
+            if n == 0:
+                shape.insert(axis, 1)
+        return x.reshape(shape)
+    return x.reshape(shape3)
 
 
 def _ranges_like(*xs):
