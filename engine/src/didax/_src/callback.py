@@ -14,8 +14,10 @@ May import core, dtypes, the interpreters, lax._define, tree_util, api_util.
 
 from __future__ import annotations
 
+import contextlib
 import string
 import sys
+import threading
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -74,18 +76,40 @@ def has_ordered_effects(jaxpr) -> bool:
 # ----------------------------------------------------------------------------------------
 
 
+class _Muted(threading.local):
+    depth = 0
+
+
+_muted = _Muted()
+
+
+@contextlib.contextmanager
+def muted():
+    """While active (in this thread), impure callbacks do not reach the user's function:
+    debug callbacks do nothing and io_callbacks return zeros. The playground's recorder
+    re-evaluates programs under it, so a recorded call's effects happen once."""
+    _muted.depth += 1
+    try:
+        yield
+    finally:
+        _muted.depth -= 1
+
+
 class FlatCallback:
     """callback(*args) with pytree args/results: flat host arrays in (handed to the user as
     Arrays, as JAX does), flat checked NumPy arrays out."""
 
     def __init__(self, callback: Callable, in_tree, result_avals: Sequence[ShapedArray],
-                 out_tree=None):
+                 out_tree=None, impure: bool = False):
         self.callback = callback
         self.in_tree = in_tree
         self.result_avals = tuple(result_avals)
         self.out_tree = out_tree
+        self.impure = impure
 
     def __call__(self, *flat_args):
+        if self.impure and _muted.depth:
+            return [np.zeros(a.shape, a.dtype) for a in self.result_avals]
         args, kwargs = tree_unflatten(self.in_tree, [_host_array(a) for a in flat_args])
         out = self.callback(*args, **kwargs)
         if self.out_tree is None:
@@ -207,7 +231,8 @@ def _callback_batch(prim):
             vals = [_expand_or_broadcast(v, d, size, method) for v, d in zip(vals, dims)]
             # The user's function sees whole batches, so its results are checked against
             # the batched types (not the per-example ones).
-            cb = (FlatCallback(callback.callback, callback.in_tree, b_avals, callback.out_tree)
+            cb = (FlatCallback(callback.callback, callback.in_tree, b_avals, callback.out_tree,
+                               callback.impure)
                   if isinstance(callback, FlatCallback) else _Vectorized(callback, b_avals))
         else:
             vals = [batching.bdim_at_front(v, d, size) if d is not None else v
@@ -290,7 +315,7 @@ def io_callback(callback: Callable, result_shape_dtypes: Any, *args: Any, shardi
     """Calls an impure Python function; never removed, run in order when ordered=True."""
     flat_args, in_tree = tree_flatten((args, kwargs))
     avals, out_tree = _result_avals(result_shape_dtypes)
-    cb = FlatCallback(callback, in_tree, avals, out_tree)
+    cb = FlatCallback(callback, in_tree, avals, out_tree, impure=True)
     outs = io_callback_p.bind(*flat_args, callback=cb, result_avals=tuple(avals),
                               ordered=bool(ordered))
     return tree_unflatten(out_tree, outs)
@@ -353,6 +378,8 @@ class _DebugCallable:
         self.callback, self.in_tree, self.static, self.avals = callback, in_tree, static, avals
 
     def __call__(self, *dyn):
+        if _muted.depth:
+            return []
         it = iter(zip(dyn, self.avals))
         leaves = []
         for i in range(self.in_tree.num_leaves):

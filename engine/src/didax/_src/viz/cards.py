@@ -23,7 +23,7 @@ from didax._src.interpreters import ad
 from didax._src.interpreters import partial_eval as pe
 from didax._src.tree_util import tree_flatten, tree_unflatten
 from didax._src.viz.jaxpr_data import IdMaker, render_jaxpr, source_data
-from didax._src.viz.values import record_cotangents, record_values, summarize
+from didax._src.viz.values import has_io, record_cotangents, record_values, summarize
 
 REVERSE_KINDS = {"grad", "value_and_grad", "vjp", "jacrev", "hessian"}
 
@@ -75,7 +75,9 @@ def build_card(inp: CardInputs) -> dict:
 def _fill_card(card, inp, primal, flat_args, out_tree, ids, tag_ids) -> None:
     values, outs = record_values(primal, flat_args, ids)
     card["values"] = values
-    if inp.kind in REVERSE_KINDS and _is_differentiable_program(primal):
+    # (an io_callback's result is unknown to a re-evaluation, so no gradient flow for it)
+    if inp.kind in REVERSE_KINDS and _is_differentiable_program(primal) and \
+            not has_io(primal.jaxpr):
         cts = [np.ones(np.shape(o), core.get_aval(o).dtype) for o in outs]
         card["cotangents"] = record_cotangents(primal, flat_args, cts, ids)
         card["stages"] += _reverse_stages(primal, flat_args, ids, tag_ids)

@@ -81,19 +81,31 @@ def _dtype_name(dt) -> str:
 # ----------------------------------------------------------------------------------------
 
 
+def has_io(jaxpr: Jaxpr) -> bool:
+    """Whether the program calls io_callbacks (whose results a re-evaluation cannot know)."""
+    return any(getattr(e, "name", "") in ("IO", "OrderedIO") for e in jaxpr.effects)
+
+
 def record_values(closed: ClosedJaxpr, args, ids) -> tuple[dict, list]:
-    """Evaluates closed on args; returns ({var_id: summary}, outputs)."""
+    """Evaluates closed on args; returns ({var_id: summary}, outputs). The user's effects
+    do not run again (debug prints, io_callbacks): values computed from an io_callback's
+    result are unknown here and left out."""
+    from didax._src import callback  # noqa: PLC0415
+
     values: dict[str, dict] = {}
-    outs = _eval_recording(closed.jaxpr, closed.consts, args, ids, values)
+    with callback.muted():
+        outs = _eval_recording(closed.jaxpr, closed.consts, args, ids, values,
+                               [False] * len(args))
     return values, outs
 
 
-def _eval_recording(jaxpr: Jaxpr, consts, args, ids, values) -> list:
+def _eval_recording(jaxpr: Jaxpr, consts, args, ids, values, tainted_in) -> list:
     env: dict = {}
+    tainted: set = {v for v, t in zip(jaxpr.invars, tainted_in) if t}
 
     def write(v, x):
         env[v] = x
-        if type(v) is not core.DropVar:
+        if type(v) is not core.DropVar and v not in tainted:
             values[ids.var(v)] = summarize(x)
 
     for v, x in zip(jaxpr.constvars, consts):
@@ -102,17 +114,33 @@ def _eval_recording(jaxpr: Jaxpr, consts, args, ids, values) -> list:
         write(v, x)
     for eqn in jaxpr.eqns:
         invals = [a.val if type(a) is Literal else env[a] for a in eqn.invars]
+        in_taint = [type(a) is not Literal and a in tainted for a in eqn.invars]
         if eqn.primitive.name == "jit":
             inner = eqn.params["jaxpr"]
-            outs = _eval_recording(inner.jaxpr, inner.consts, invals, ids, values)
+            outs = _eval_recording(inner.jaxpr, inner.consts, invals, ids, values, in_taint)
+            inner_tainted = _tainted_outputs(inner.jaxpr, in_taint)
+            tainted.update(v for v, t in zip(eqn.outvars, inner_tainted) if t)
         else:
             with core.source_info_override(eqn.source_info):
                 outs = eqn.primitive.bind(*invals, **eqn.params)
             if not eqn.primitive.multiple_results:
                 outs = [outs]
+            if any(in_taint) or any(getattr(e, "name", "") in ("IO", "OrderedIO")
+                                    for e in eqn.effects):
+                tainted.update(eqn.outvars)
         for v, x in zip(eqn.outvars, outs):
             write(v, x)
     return [a.val if type(a) is Literal else env[a] for a in jaxpr.outvars]
+
+
+def _tainted_outputs(jaxpr: Jaxpr, tainted_in) -> list[bool]:
+    """Which outputs depend on a tainted input or an io_callback result."""
+    tainted = {v for v, t in zip(jaxpr.invars, tainted_in) if t}
+    for eqn in jaxpr.eqns:
+        if any(type(a) is not Literal and a in tainted for a in eqn.invars) or any(
+                getattr(e, "name", "") in ("IO", "OrderedIO") for e in eqn.effects):
+            tainted.update(eqn.outvars)
+    return [type(a) is not Literal and a in tainted for a in jaxpr.outvars]
 
 
 # ----------------------------------------------------------------------------------------
@@ -160,8 +188,11 @@ def record_cotangents(closed: ClosedJaxpr, args, out_cts, ids) -> dict:
     def with_probes(probes):
         return _eval_probed(closed.jaxpr, closed.consts, args, index, probes)
 
-    _, pullback = api.vjp(with_probes, zeros)
-    (cts,) = pullback(list(out_cts))
+    from didax._src import callback  # noqa: PLC0415
+
+    with callback.muted():
+        _, pullback = api.vjp(with_probes, zeros)
+        (cts,) = pullback(list(out_cts))
     return {ids.var(v): summarize(ct) for v, ct in zip(probed, cts)}
 
 
