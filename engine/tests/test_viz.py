@@ -515,3 +515,31 @@ def test_cards_for_integer_and_non_differentiable_programs():
     cards = capture(run)
     assert [c["error"] for c in cards] == [None, None, None]
     assert cards[0]["values"]
+
+
+def test_recording_does_not_repeat_the_programs_effects(capsys):
+    from didax.experimental import io_callback
+
+    log = []
+    spec = didax.ShapeDtypeStruct((), F32)
+
+    def f(x):
+        didax.debug.print("x={}", x)
+        k = io_callback(lambda v: log.append(float(v)) or F32(3.0), spec,
+                        didax.lax.stop_gradient(x))
+        return dnp.sin(x) * k
+
+    with viz.capture() as cards:
+        didax.jit(f)(F32(1.0))
+        didax.grad(f)(F32(1.0))
+        didax.vmap(f)(dnp.ones(2))
+    assert log == [1.0, 1.0, 1.0, 1.0]  # once per user call (twice in the vmap)
+    assert capsys.readouterr().out.count("x=") == 4
+    for card in cards:
+        assert card["error"] is None
+        eqns = card["jaxpr"]["eqns"]
+        io_out = next(e for e in eqns if e["primitive"] == "io_callback")["outvars"][0]["id"]
+        sin_out = next(e for e in eqns if e["primitive"] == "sin")["outvars"][0]["id"]
+        assert io_out not in card["values"]  # unknown without running the callback again
+        assert sin_out in card["values"]
+        assert card["cotangents"] == {}
