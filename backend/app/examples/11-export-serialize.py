@@ -16,4 +16,6 @@ print(len(blob), "bytes")
 
 restored = export.deserialize(blob)
 print(restored.call(jnp.arange(3.0)))
+# A deserialized function composes with transformations like any other.
+print(jax.jit(restored.call)(jnp.arange(3.0)))
 print(exported.mlir_module()[:300])
