@@ -125,6 +125,8 @@ def _view(self, dtype=None, type=None):  # noqa: A002
                          "unchanged.")
     ratio = old.itemsize / dtype.itemsize
     last = np.shape(self)[-1]
+    if ratio == 1:
+        return bitcast_convert_type(self, dtype)
     if ratio > 1:
         out = bitcast_convert_type(self, dtype)
         return manipulation.reshape(out, (*np.shape(self)[:-1], int(last * ratio)))
