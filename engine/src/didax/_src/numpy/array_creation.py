@@ -139,6 +139,8 @@ def _host_array(obj, dtype):
     if val.dtype == object or val.dtype.kind in "USO":
         raise TypeError(f"Value '{obj}' with dtype {val.dtype} is not a valid JAX array "
                         "type. Only arrays of numeric types are supported by JAX.")
+    if val is obj:  # Arrays are immutable: never alias the caller's NumPy buffer
+        val = val.copy()
     return val
 
 
