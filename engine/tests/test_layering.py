@@ -25,7 +25,7 @@ PLACEMENT: list[tuple[str, str]] = [
                                   "config", "dtypes", "_promotion", "pytree", "tree_util")],
     ("core", "core"), ("jaxpr_printer", "core"), ("api_util", "core"),
     ("interpreters", "interpreters"), ("interpreters.*", "interpreters"),
-    ("xla_backend", "runtime"), ("array", "runtime"),
+    ("xla_backend", "runtime"), ("array", "runtime"), ("basearray", "runtime"),
     # control flow is a library built on lax (README: "numpy/*, random, ..., control flow")
     ("lax.control_flow", "libraries"), ("lax.control_flow.*", "libraries"),
     ("lax", "lax"), ("lax.*", "lax"),

@@ -30,6 +30,7 @@ from didax._src.interpreters import ad, batching
 from didax._src.interpreters import partial_eval as pe
 from didax._src.interpreters.ad import Zero
 from didax._src.lax import lax, shapes
+from didax._src.lax import lax as _lax
 
 # Hooks the playground's recorder installs to observe transformation calls:
 # hook(kind, fun, transformed, args, kwargs, transform_args, transform_kwargs) -> result
@@ -90,8 +91,8 @@ def _to_array(x):
         return x
     if isinstance(x, np.ndarray) and x.dtype == dtypes.float0:
         return x
-    if isinstance(x, (np.ndarray, np.generic)):
-        aval = core.get_aval(x)
+    if isinstance(x, (np.ndarray, np.generic)) or type(x) in (bool, int, float, complex):
+        aval = core.get_aval(x)  # a Python scalar becomes a weakly typed Array
         return Array(np.asarray(x, aval.dtype), aval)
     return x
 
@@ -134,7 +135,9 @@ def jvp(fun: Callable, primals, tangents, has_aux: bool = False):
                         f"structure; primals have tree structure {tree_p} whereas tangents "
                         f"have tree structure {tree_t}.")
     _check_jvp_args(flat_p, flat_t)
-    flat_fun, store = flatten_fun_nokwargs(fun, tree_p)
+    aux_cell: dict = {}
+    flat_fun, store = flatten_fun_nokwargs(_without_aux(fun, aux_cell) if has_aux else fun,
+                                           tree_p)
     flat_t = [Zero(core.get_aval(p).to_tangent_aval())
               if isinstance(t, np.ndarray) and t.dtype == dtypes.float0 else t
               for p, t in zip(flat_p, flat_t)]
@@ -142,18 +145,8 @@ def jvp(fun: Callable, primals, tangents, has_aux: bool = False):
     out_tree = store["out_tree"]
     p_out = [_to_array(x) for x in p_out]
     t_out = [_to_array(x) for x in t_out]
-    if has_aux:
-        (po, aux), (to, _) = _split_aux(out_tree, p_out, t_out)
-        return po, to, aux
-    return tree_unflatten(out_tree, p_out), tree_unflatten(out_tree, t_out)
-
-
-def _split_aux(out_tree, p_out, t_out):
-    pair = tree_unflatten(out_tree, p_out)
-    tpair = tree_unflatten(out_tree, t_out)
-    if not isinstance(pair, (tuple, list)) or len(pair) != 2:
-        raise TypeError("has_aux=True requires the function to return a pair (out, aux).")
-    return (pair[0], pair[1]), (tpair[0], tpair[1])
+    p_tree, t_tree = tree_unflatten(out_tree, p_out), tree_unflatten(out_tree, t_out)
+    return (p_tree, t_tree, aux_cell["aux"]) if has_aux else (p_tree, t_tree)
 
 
 @_recorded_direct("linearize")
@@ -161,14 +154,12 @@ def linearize(fun: Callable, *primals, has_aux: bool = False):
     """(fun(*primals), f_jvp) where f_jvp evaluates the linearized function."""
     check_callable(fun)
     flat_p, in_tree = tree_flatten(primals)
-    flat_fun, store = flatten_fun_nokwargs(_aux_first(fun) if has_aux else fun, in_tree)
+    aux_cell: dict = {}
+    flat_fun, store = flatten_fun_nokwargs(_without_aux(fun, aux_cell) if has_aux else fun,
+                                           in_tree)
     p_out, lin, out_zeros, _ = ad.linearize_flat(flat_fun, flat_p)
     out_tree = store["out_tree"]
     p_out = [_to_array(x) for x in p_out]
-    if has_aux:
-        (out_tree, aux_tree), n_out = _unpair_tree(out_tree)
-        aux = tree_unflatten(aux_tree, p_out[n_out:])
-        p_out, out_zeros = p_out[:n_out], out_zeros[:n_out]
     out_avals = [core.get_aval(p).to_tangent_aval() for p in p_out]
 
     def f_jvp(*tangents):
@@ -182,22 +173,26 @@ def linearize(fun: Callable, *primals, has_aux: bool = False):
         return tree_unflatten(out_tree, [_to_array(o) for o in outs])
 
     out = tree_unflatten(out_tree, p_out)
-    return (out, f_jvp, aux) if has_aux else (out, f_jvp)
+    return (out, f_jvp, aux_cell["aux"]) if has_aux else (out, f_jvp)
 
 
-def _aux_first(fun):
+def _without_aux(fun, cell: dict):
+    """fun returning (out, aux) as a function returning out; aux (any pytree, its arrays
+    taken as the primal values of the transformation's tracers) lands in cell["aux"]."""
     def f(*args):
         out = fun(*args)
         if not isinstance(out, (tuple, list)) or len(out) != 2:
             raise TypeError("has_aux=True requires the function to return a pair (out, aux).")
-        return (out[0], out[1])
+        trace = core.trace_ctx.trace
+        cell["aux"] = tree_map(lambda x: _primal_of(trace, x), out[1])
+        return out[0]
     return f
 
 
-def _unpair_tree(out_tree):
-    children = out_tree.children()
-    main, aux = children
-    return (main, aux), main.num_leaves
+def _primal_of(trace, x):
+    if isinstance(trace, ad.JVPTrace) and isinstance(x, ad.JVPTracer):
+        x = trace.to_primal_tangent(x)[0]
+    return _to_array(x) if isinstance(x, (np.ndarray, np.generic)) else x
 
 
 class _VjpFun:
@@ -217,11 +212,12 @@ class _VjpFun:
         for ct, a in zip(flat_ct, self.out_avals):
             ca = core.get_aval(ct) if not (isinstance(ct, np.ndarray) and
                                            ct.dtype == dtypes.float0) else None
-            if ca is not None and ca.shape != a.shape:
-                raise ValueError(f"unexpected JAX type (e.g. shape/dtype) for argument to vjp "
-                                 f"function: got {ca.str_short()}, but expected "
-                                 f"{a.str_short()} because the corresponding output of the "
-                                 "function had type " + a.str_short())
+            if ca is not None and (ca.shape, ca.dtype) != (a.shape, a.dtype):
+                got, want = (f"{v.dtype.name}[{','.join(map(str, v.shape))}]" for v in (ca, a))
+                raise ValueError(f"unexpected JAX type (e.g. shape/dtype) for argument to VJP "
+                                 f"function: got {got}, but expected {want} because the "
+                                 f"corresponding output of the differentiated function had "
+                                 f"JAX type {want}")
         flat_ct = [Zero(a) if isinstance(c, np.ndarray) and c.dtype == dtypes.float0 else c
                    for c, a in zip(flat_ct, self.out_avals)]
         cts_in = self._f(flat_ct)
@@ -252,24 +248,17 @@ def vjp(fun: Callable, *primals, has_aux: bool = False, reduce_axes=()):
     """(fun(*primals), pullback[, aux]) — reverse mode via linearize + transpose."""
     check_callable(fun)
     flat_p, in_tree = tree_flatten(primals)
-    flat_fun, store = flatten_fun_nokwargs(_aux_first(fun) if has_aux else fun, in_tree)
+    aux_cell: dict = {}
+    flat_fun, store = flatten_fun_nokwargs(_without_aux(fun, aux_cell) if has_aux else fun,
+                                           in_tree)
     p_out, pullback = _vjp_flat(flat_fun, flat_p)
     out_tree = store["out_tree"]
     p_out = [_to_array(x) for x in p_out]
-    if has_aux:
-        (out_tree, aux_tree), n_out = _unpair_tree(out_tree)
-        aux = tree_unflatten(aux_tree, p_out[n_out:])
-        p_out = p_out[:n_out]
-        full_pullback = pullback
-        n_aux = aux_tree.num_leaves
-
-        def pullback(cts, _n=n_aux):  # noqa: F811 - aux outputs get zero cotangents
-            return full_pullback([*cts, *[None] * _n])
     out_avals = [core.get_aval(p).to_tangent_aval() for p in p_out]
     f = _VjpFun(pullback, in_tree, out_tree, out_avals)
     f.__name__ = fun_name(fun)
     out = tree_unflatten(out_tree, p_out)
-    return (out, f, aux) if has_aux else (out, f)
+    return (out, f, aux_cell["aux"]) if has_aux else (out, f)
 
 
 # ----------------------------------------------------------------------------------------
@@ -277,35 +266,35 @@ def vjp(fun: Callable, *primals, has_aux: bool = False, reduce_axes=()):
 # ----------------------------------------------------------------------------------------
 
 
-def _check_input_dtype_grad(holomorphic: bool, allow_int: bool, x) -> None:
+def _check_input_dtype_grad(holomorphic: bool, allow_int: bool, x, name="grad") -> None:
     aval = core.get_aval(x)
     dt = aval.dtype
     if holomorphic and not dtypes.is_complex(dt):
-        raise TypeError("grad with holomorphic=True requires inputs with complex dtype, "
+        raise TypeError(f"{name} with holomorphic=True requires inputs with complex dtype, "
                         f"but got {dt.name}.")
     if dtypes.is_inexact(dt) or dt == dtypes.float0:
         return
     if not allow_int:
-        raise TypeError(f"grad requires real- or complex-valued inputs (input dtype that is "
+        raise TypeError(f"{name} requires real- or complex-valued inputs (input dtype that is "
                         f"a sub-dtype of np.inexact), but got {dt.name}. If you want to use "
                         "Boolean- or integer-valued inputs, use vjp or set allow_int to True.")
 
 
-def _check_output_dtype_grad(holomorphic: bool, x) -> None:
+def _check_output_dtype_grad(holomorphic: bool, x, name="grad") -> None:
     dt = core.get_aval(x).dtype
     if holomorphic:
         if not dtypes.is_complex(dt):
-            raise TypeError("grad with holomorphic=True requires outputs with complex dtype, "
-                            f"but got {dt.name}.")
+            raise TypeError(f"{name} with holomorphic=True requires outputs with complex "
+                            f"dtype, but got {dt.name}.")
         return
     if dtypes.is_complex(dt):
-        raise TypeError("grad requires real-valued outputs (output dtype that is a sub-dtype "
+        raise TypeError(f"{name} requires real-valued outputs (output dtype that is a sub-dtype "
                         f"of np.floating), but got {dt.name}. For holomorphic "
                         "differentiation, pass holomorphic=True. For differentiation of "
                         "non-holomorphic functions involving complex outputs, use jax.vjp "
                         "directly.")
     if not dtypes.is_float(dt):
-        raise TypeError("grad requires real-valued outputs (output dtype that is a sub-dtype "
+        raise TypeError(f"{name} requires real-valued outputs (output dtype that is a sub-dtype "
                         f"of np.floating), but got {dt.name}. For differentiation of "
                         "functions with integer outputs, use jax.vjp directly.")
 
@@ -373,49 +362,64 @@ def grad(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
 # ----------------------------------------------------------------------------------------
 
 
-def _std_basis(flat_leaves):
-    """An identity matrix split per leaf: leaf i -> array of shape (N, *leaf.shape)."""
-    avals = [core.get_aval(x) for x in flat_leaves]
-    sizes = [a.size for a in avals]
-    n = sum(sizes)
-    dtype = dtypes.result_type(*[a.dtype for a in avals]) if avals else np.float32
-    eye = np.eye(n, dtype=dtype)
-    out, start = [], 0
-    for a, s in zip(avals, sizes):
-        part = eye[:, start:start + s].reshape((n, *a.shape)).astype(a.dtype)
-        if a.weak_type:  # a Python scalar's Jacobian stays weakly typed (as in JAX)
-            part = Array(part, core.ShapedArray(part.shape, a.dtype, True))
-        out.append(part)
-        start += s
+def _std_basis(leaves):
+    """The standard basis of the leaves' combined space: an identity matrix (staged with
+    lax ops like jnp.eye), split per leaf along axis 1 — JAX's construction, so the
+    Jacobian jaxprs match JAX's."""
+    from didax._src.numpy import lax_numpy  # noqa: PLC0415 - the api layer sits above numpy
+
+    n = sum(int(np.size(x)) for x in leaves)
+    dtype = dtypes.canonicalize_dtype(dtypes.result_type(*leaves)) if leaves else np.float32
+    return _unravel_into(leaves, 1, None, lax_numpy.eye(n, dtype=dtype), force=True)
+
+
+def _unravel_into(leaves, axis, example, arr, force=False):
+    """Splits arr's `axis` into one piece per leaf, shaped like the leaf along that axis
+    and cast to the dtype/weak type of `example` (or of the leaf)."""
+    axis = axis % np.ndim(arr)
+    ashape = np.shape(arr)
+    sizes = [int(np.size(x)) for x in leaves]
+    bounds = np.concatenate([[0], np.asarray(np.cumsum(sizes[:-1]), np.int64),
+                             [ashape[axis]]]).astype(np.int64)
+    parts = shapes.split(arr, tuple(np.diff(bounds)), axis) if leaves else []
+    out = []
+    for part, leaf in zip(parts, leaves):
+        shape = ashape[:axis] + np.shape(leaf) + ashape[axis + 1:]
+        out.append(_downcast(shapes.reshape(part, shape),
+                             leaf if example is None else example, force))
     return out
 
 
-def _unravel(leaves_like, axis: int, arr):
-    """Splits arr's `axis` into pieces shaped like each of leaves_like."""
-    shapes_ = [np.shape(x) for x in leaves_like]
-    sizes = [int(np.prod(s, dtype=np.int64)) for s in shapes_]
-    nd = np.ndim(arr)
-    axis = axis % nd
-    parts, start = [], 0
-    for s, sz in zip(shapes_, sizes):
-        part = shapes.slice_in_dim(arr, start, start + sz, axis=axis)
-        start += sz
-        arr_shape = np.shape(part)
-        new_shape = arr_shape[:axis] + tuple(s) + arr_shape[axis + 1:]
-        parts.append(shapes.reshape(part, new_shape))
-    return parts
+def _downcast(x, example, force):
+    """x as example's dtype and weak type (the real part for a real example)."""
+    aval = core.get_aval(example)
+    if dtypes.is_complex(core.get_aval(x).dtype) and not dtypes.is_complex(aval.dtype):
+        x = _lax.real(x)
+    if force:  # JAX re-types the basis pieces unconditionally (a sharding change)
+        return _lax.convert_element_type_p.bind(x, new_dtype=aval.dtype,
+                                               weak_type=aval.weak_type, sharding=None)
+    return _lax._convert_element_type(x, aval.dtype, aval.weak_type)
 
 
-def _check_inexact_input(holomorphic, x, name):
+def _check_jacfwd_input(holomorphic, x):
     dt = core.get_aval(x).dtype
     if holomorphic:
         if not dtypes.is_complex(dt):
-            raise TypeError(f"{name} with holomorphic=True requires inputs with complex "
+            raise TypeError("jacfwd with holomorphic=True requires inputs with complex "
                             f"dtype, but got {dt.name}.")
-    elif not dtypes.is_inexact(dt):
-        raise TypeError(f"{name} requires real- or complex-valued inputs (input dtype that is "
-                        f"a sub-dtype of np.inexact), but got {dt.name}. If you want to use "
-                        "Boolean- or integer-valued inputs, use vjp or set allow_int to True.")
+    elif not dtypes.is_float(dt):
+        raise TypeError("jacfwd requires real-valued inputs (input dtype that is a sub-dtype "
+                        f"of np.floating), but got {dt.name}. For holomorphic "
+                        "differentiation, pass holomorphic=True. For differentiation of "
+                        "non-holomorphic functions involving complex inputs or integer "
+                        "inputs, use jax.jvp directly.")
+
+
+def _check_jacfwd_output(holomorphic, y):
+    dt = core.get_aval(y).dtype
+    if holomorphic and not dtypes.is_complex(dt):
+        raise TypeError("jacfwd with holomorphic=True requires outputs with complex dtype, "
+                        f"but got {dt.name}.")
 
 
 @_recorded("jacfwd")
@@ -430,30 +434,22 @@ def jacfwd(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = Fals
         f_partial, dyn_args = argnums_partial(lambda *a: fun(*a, **kwargs), dyn, args)
         flat_in, in_tree = tree_flatten(dyn_args)
         for x in flat_in:
-            _check_inexact_input(holomorphic, x, "jacfwd")
-        basis = _std_basis(flat_in)
+            _check_jacfwd_input(holomorphic, x)
 
         def pushfwd(*flat_t):
-            tangents = tree_unflatten(in_tree, list(flat_t))
-            if has_aux:
-                y, t, aux = jvp(f_partial, dyn_args, tangents, has_aux=True)
-                return y, t, aux
-            y, t = jvp(f_partial, dyn_args, tangents)
-            return y, t
-        outs = vmap(pushfwd, in_axes=0, out_axes=(None, -1, None) if has_aux else (None, -1))(
-            *basis)
+            return jvp(f_partial, dyn_args, tree_unflatten(in_tree, list(flat_t)),
+                       has_aux=has_aux)
+        outs = vmap(pushfwd, out_axes=(None, -1, None) if has_aux else (None, -1))(
+            *_std_basis(flat_in))
         y, jac = outs[0], outs[1]
-        jac_tree = tree_map(lambda j: tree_unflatten(in_tree, _unravel(flat_in, -1, j)), jac)
-        if isinstance(argnums, int):
-            jac_tree = _first_arg(jac_tree, tree_structure(y))
+        tree_map(lambda v: _check_jacfwd_output(holomorphic, v), y)
+        example = dyn_args[0] if isinstance(argnums, int) else dyn_args
+        ex_leaves, ex_tree = tree_flatten(example)
+        jac_tree = tree_map(lambda yl, j: tree_unflatten(
+            ex_tree, _unravel_into(ex_leaves, -1, yl, j)), y, jac)
         return (jac_tree, outs[2]) if has_aux else jac_tree
 
     return jacfun
-
-
-def _first_arg(jac_tree, out_struct):
-    leaves = out_struct.flatten_up_to(jac_tree)
-    return tree_unflatten(out_struct, [t[0] for t in leaves])
 
 
 @_recorded("jacrev")
@@ -467,24 +463,17 @@ def jacrev(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = Fals
         dyn = check_argnums("jacrev", argnums_t, len(args))
         f_partial, dyn_args = argnums_partial(lambda *a: fun(*a, **kwargs), dyn, args)
         for x in tree_flatten(dyn_args)[0]:
-            if not allow_int:
-                _check_inexact_input(holomorphic, x, "jacrev")
-        if has_aux:
-            y, pullback, aux = vjp(f_partial, *dyn_args, has_aux=True)
-        else:
-            y, pullback = vjp(f_partial, *dyn_args)
+            _check_input_dtype_grad(holomorphic, allow_int, x, "jacrev")
+        y, pullback, *aux = vjp(f_partial, *dyn_args, has_aux=has_aux)
+        tree_map(lambda v: _check_output_dtype_grad(holomorphic, v, "jacrev"), y)
         flat_y, y_tree = tree_flatten(y)
-        basis = _std_basis(flat_y)
-        jac = vmap(lambda *b: pullback(tree_unflatten(y_tree, list(b))))(*basis)
-        # jac: tuple over dyn args of arrays (M, *in.shape); split M per output leaf.
-        flat_jac, jac_in_tree = tree_flatten(jac)
-        per_in = [_unravel(flat_y, 0, j) for j in flat_jac]
-        per_out = [tree_unflatten(jac_in_tree, [p[i] for p in per_in])
-                   for i in range(len(flat_y))]
-        result = tree_unflatten(y_tree, per_out)
-        if isinstance(argnums, int):
-            result = tree_unflatten(y_tree, [r[0] for r in per_out])
-        return (result, aux) if has_aux else result
+        jac = vmap(lambda *b: pullback(tree_unflatten(y_tree, list(b))))(*_std_basis(flat_y))
+        jac = jac[0] if isinstance(argnums, int) else jac
+        example = dyn_args[0] if isinstance(argnums, int) else dyn_args
+        jac_tree = tree_map(lambda xl, j: tree_unflatten(
+            y_tree, _unravel_into(flat_y, 0, xl, j)), example, jac)
+        jac_tree = tree_transpose(tree_structure(example), y_tree, jac_tree)
+        return (jac_tree, *aux) if has_aux else jac_tree
 
     return jacfun
 
@@ -501,7 +490,6 @@ def hessian(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = Fal
                               argnums, has_aux=has_aux, holomorphic=holomorphic)
 
 
-del tree_transpose
 
 
 # ----------------------------------------------------------------------------------------
@@ -522,7 +510,8 @@ def _mapped_axis_size(fun, flat_args, flat_axes, arg_paths, axis_size):
                              f"\n  axis_size={axis_size} but {_sizes_msg(sizes)}")
         return axis_size
     if not sizes:
-        raise ValueError("vmap must have at least one non-None value in in_axes")
+        raise ValueError("vmap must have at least one non-None value in in_axes or "
+                         "axis_size must be specified")
     if len(sizes) > 1:
         raise ValueError(f"vmap got inconsistent sizes for array axes to be mapped:\n"
                          f"{_sizes_msg(sizes)}")

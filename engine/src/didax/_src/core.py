@@ -451,7 +451,7 @@ class Tracer:
         return bool(_concrete_or_error(self, "bool", TracerBoolConversionError))
 
     def __int__(self):
-        return int(_concrete_or_error(self, "int", TracerIntegerConversionError))
+        return int(_concrete_or_error(self, "int", ConcretizationTypeError))
 
     def __index__(self):
         return operator.index(_concrete_or_error(self, "index", TracerIntegerConversionError))
@@ -467,7 +467,7 @@ class Tracer:
         if val is None:
             raise TracerArrayConversionError(
                 f"The numpy.ndarray conversion method __array__() was called on traced "
-                f"array with shape {self.aval.str_short()}.\n{_where_msg(self)}"
+                f"array with shape {_long_type(self.aval)}\n{_where_msg(self)}"
             )
         return np.asarray(val, dtype=dtype)
 
@@ -497,15 +497,26 @@ def concrete_value_of(x):
     return x
 
 
+_ABSTRACT = "Abstract tracer value encountered where concrete value is expected: "
+_CONVERT_TIP = ("The problem arose with the `{0}` function. If trying to convert the data "
+                "type of a value, try using `x.astype({0})` or `jnp.array(x, {0})` instead.")
+# op -> the head of the error message (JAX's words); {} is the traced array's type
 _OP_WORDS = {
     "bool": "Attempted boolean conversion of traced array with shape {}.",
-    "int": "The __int__() method was called on traced array with shape {}.",
-    "index": "The __index__() method was called on traced array with shape {}.",
-    "float": "The __float__() method was called on traced array with shape {}.",
-    "complex": "The __complex__() method was called on traced array with shape {}.",
-    "item": "The item() method was called on traced array with shape {}.",
-    "tolist": "The tolist() method was called on traced array with shape {}.",
+    "index": "The __index__() method was called on traced array with shape {}",
+    "int": _ABSTRACT + "traced array with shape {}\n" + _CONVERT_TIP.format("int"),
+    "float": _ABSTRACT + "traced array with shape {}\n" + _CONVERT_TIP.format("float"),
+    "complex": _ABSTRACT + "traced array with shape {}\n" + _CONVERT_TIP.format("complex"),
+    "item": _ABSTRACT + "traced array with shape {}\nThis occurred in the item() method "
+                        "of jax.Array",
+    "tolist": _ABSTRACT + "traced array with shape {}\nThis occurred in the tolist() "
+                          "method of jax.Array",
 }
+
+
+def _long_type(aval) -> str:
+    """float32[2,3] (how JAX names a traced array's type in error messages)."""
+    return f"{aval.dtype.name}[{','.join(map(str, aval.shape))}]"
 
 
 def _where_msg(tracer: Tracer) -> str:
@@ -523,12 +534,12 @@ def _concrete_or_error(tracer: Tracer, op: str, err_cls):
     val = tracer.to_concrete_value()
     if val is not None:
         return np.asarray(val) if not isinstance(val, np.ndarray) else val
-    head = _OP_WORDS[op].format(tracer.aval.str_short())
+    head = _OP_WORDS[op].format(_long_type(tracer.aval))
     raise err_cls(f"{head}\n{_where_msg(tracer)}")
 
 
 def concretization_error(x: Tracer, context: str = "") -> ConcretizationTypeError:
-    msg = f"Abstract tracer value encountered where concrete value is expected: {x}\n"
+    msg = f"{_ABSTRACT}traced array with shape {_long_type(x.aval)}\n"
     if context:
         msg += context + "\n"
     return ConcretizationTypeError(msg + _where_msg(x))

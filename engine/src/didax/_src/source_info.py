@@ -61,7 +61,8 @@ def current() -> SourceInfo | None:
     f = user_frame(2)
     if f is None:
         return None
-    return SourceInfo(f.f_code.co_filename, f.f_lineno, f.f_code.co_name)
+    # the qualified name (f.<locals>.<lambda>), as JAX records it
+    return SourceInfo(f.f_code.co_filename, f.f_lineno, f.f_code.co_qualname)
 
 
 def summarize(info: SourceInfo | None) -> str:

@@ -70,8 +70,17 @@ def is_undefined_primal(x) -> bool:
 
 def zeros_like_aval(aval):
     if aval.dtype == dtypes.float0:
-        return np.zeros(aval.shape, dtypes.float0)
+        zero = np.zeros((), dtypes.float0)
+        if isinstance(core.trace_ctx.trace, core.EvalTrace):
+            return np.zeros(aval.shape, dtypes.float0)
+        # staged like JAX: a broadcast of the float0 scalar literal
+        return broadcast_p_for_zeros.bind(zero, shape=tuple(aval.shape),
+                                          broadcast_dimensions=(), sharding=None)
     return zeros_like_aval_impl(aval)
+
+
+# Installed by didax.lax: the broadcast_in_dim primitive (stages float0 zeros).
+broadcast_p_for_zeros: Primitive | None = None
 
 
 def instantiate_zeros(t):

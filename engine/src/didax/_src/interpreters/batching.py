@@ -185,32 +185,19 @@ def defvectorized(primitive: Primitive) -> None:
 
 
 def broadcast_batcher(primitive: Primitive, axis_data, vals, dims, **params):
-    """Elementwise n-ary primitive (operands of equal rank, size-1 dims and rank-0 scalars
-    broadcast). Batch dims move to the front; unbatched operands gain a size-1 leading
-    axis; per-example scalars that are batched gain trailing size-1 axes."""
-    ranks = [np.ndim(x) for x in vals]
-    d0 = next(d for d in dims if d is not None)
-    if all(d == d0 or (d is None and r == 0) for d, r in zip(dims, ranks)):
-        batched_ranks = {r for d, r in zip(dims, ranks) if d is not None}
-        if len(batched_ranks) == 1:
-            return primitive.bind(*vals, **params), d0
-    rank = max(r - (d is not None) for r, d in zip(ranks, dims))
-    expand = lax_ops["broadcast_in_dim"]
-    new_vals = []
-    for x, d, r in zip(vals, dims, ranks):
-        if d is None:
-            if r == 0:
-                new_vals.append(x)
-            else:
-                shape = (1, *np.shape(x))
-                new_vals.append(expand(x, shape, tuple(range(1, r + 1))))
-            continue
-        x = moveaxis(x, d, 0)
-        if r - 1 < rank:
-            shape = (np.shape(x)[0], *([1] * (rank - r + 1)), *np.shape(x)[1:])
-            x = expand(x, shape, (0, *range(rank - r + 2, rank + 1)))
-        new_vals.append(x)
-    return primitive.bind(*new_vals, **params), 0
+    """Elementwise n-ary primitive (operands of equal rank; size-1 dims and rank-0 scalars
+    broadcast). When every non-scalar operand is batched alike, the batch dim stays put.
+    Otherwise (as JAX does) batch dims move to the front, unbatched operands gain a size-1
+    leading axis, and lower-rank batched operands gain trailing size-1 axes."""
+    shape, d0 = next((np.shape(x), d) for x, d in zip(vals, dims) if d is not None)
+    if all(np.shape(x) == shape and d == d0 for x, d in zip(vals, dims) if np.ndim(x)):
+        return primitive.bind(*vals, **params), d0
+    vals = [bdim_at_front(x, d, 1) if np.ndim(x) else x for x, d in zip(vals, dims)]
+    nd = max(np.ndim(x) for x in vals)
+    vals = [x if d is None or np.ndim(x) == nd
+            else lax_ops["expand_dims"](x, tuple(range(np.ndim(x), nd)))
+            for x, d in zip(vals, dims)]
+    return primitive.bind(*vals, **params), 0
 
 
 def defbroadcasting(primitive: Primitive) -> None:
@@ -221,15 +208,16 @@ def defbroadcasting(primitive: Primitive) -> None:
 
 
 def defreducer(primitive: Primitive, axes_param: str = "axes") -> None:
-    """Reductions over `axes`: shift the axes past the batch dim."""
+    """Reductions over `axes`: shift the axes past the batch dim. (The shifted axes are
+    NumPy integers, as JAX computes them; jaxprs print them as np.int64(...).)"""
 
     def rule(axis_data, vals, dims, **params):
         (x,), (d,) = vals, dims
         axes = params[axes_param]
-        new_axes = tuple(a + (d <= a) for a in axes)
-        out_d = d - sum(1 for a in axes if a < d)
+        new_axes = tuple(np.where(np.less(axes, d), axes, np.add(axes, 1)))
+        kept = list(np.delete(np.arange(np.ndim(x)), new_axes))
         new_params = dict(params)
         new_params[axes_param] = new_axes
-        return primitive.bind(x, **new_params), out_d
+        return primitive.bind(x, **new_params), int(kept.index(d))
 
     primitive_batchers[primitive] = rule

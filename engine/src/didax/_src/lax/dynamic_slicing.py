@@ -13,7 +13,7 @@ import builtins
 import numpy as np
 
 from didax._src import core, dtypes
-from didax._src.core import ShapedArray, Tracer
+from didax._src.core import ShapedArray
 from didax._src.interpreters import ad, batching
 from didax._src.interpreters.ad import Zero
 from didax._src.interpreters.lowering import i64_array
@@ -69,11 +69,11 @@ def _ds_transpose(ct, x, *idxs, slice_sizes):
 
 
 def _ds_jvp(primals, tangents, *, slice_sizes):
-    ans = dynamic_slice_p.bind(*primals, slice_sizes=slice_sizes)
     t = tangents[0]
-    if type(t) is Zero:
-        return ans, Zero.from_primal_value(ans)
-    return ans, dynamic_slice_p.bind(t, *primals[1:], slice_sizes=slice_sizes)
+    if type(t) is not Zero:  # the tangent's slice is staged first, as in JAX
+        t = dynamic_slice_p.bind(t, *primals[1:], slice_sizes=slice_sizes)
+    ans = dynamic_slice_p.bind(*primals, slice_sizes=slice_sizes)
+    return ans, (Zero.from_primal_value(ans) if type(t) is Zero else t)
 
 
 def _ds_batch(axis_data, vals, dims, *, slice_sizes):
@@ -174,29 +174,44 @@ def _index_dtypes(start_indices):
     return [core.get_aval(i).dtype for i in start_indices if not isinstance(i, bool)]
 
 
-def _normalize_index(i, size):
-    """start index i (possibly negative) -> i + size where negative (JAX's select form)."""
+def _normalize_index(i, size, allow_negative=True):
+    """Start index i -> i + size where negative (static for Python/NumPy integers, a
+    select otherwise), as JAX normalizes; unsigned indices are left alone."""
     aval = core.get_aval(i)
-    if not isinstance(i, Tracer):
-        v = int(i)
-        return np.array(v + size if v < 0 else v, aval.dtype
-                        if dtypes.is_int(aval.dtype) else _index_dtype())[()]
-    dt = aval.dtype
+    dt = aval.dtype if dtypes.is_int(aval.dtype) else _index_dtype()
+    if dtypes.is_unsigned(aval.dtype):
+        return i
+    if isinstance(i, (int, np.integer)) and not isinstance(i, bool):
+        if i < 0 and not allow_negative:
+            raise ValueError(f"Index {i} is out of bounds for dimension {size} if "
+                             "allow_negative_indices=False")
+        return np.array(i + size if i < 0 and allow_negative else i, dt)[()]
+    if not allow_negative:
+        return i
     return lax.select_n(lax.lt(i, np.array(0, dt)[()]), i,
                         lax.add(lax.convert_element_type(i, dt), np.array(size, dt)[()]))
 
 
-def dynamic_slice(operand, start_indices, slice_sizes):
+def _normalize_indices(operand, start_indices, allow_negative_indices):
     shape = np.shape(operand)
+    if len(start_indices) != len(shape):
+        raise ValueError(f"Length of slice indices must match number of operand "
+                         f"dimensions ({len(start_indices)} vs {shape})")
+    allow = allow_negative_indices
+    if isinstance(allow, bool):
+        allow = [allow] * len(shape)
+    return [_normalize_index(i, d, a) for i, d, a in zip(start_indices, shape, allow)]
+
+
+def dynamic_slice(operand, start_indices, slice_sizes, *, allow_negative_indices=True):
     _check_index_dtypes("dynamic_slice", _index_dtypes(start_indices))
-    idxs = [_normalize_index(i, d) for i, d in zip(start_indices, shape)]
+    idxs = _normalize_indices(operand, start_indices, allow_negative_indices)
     return dynamic_slice_p.bind(operand, *idxs, slice_sizes=_shape_tuple(slice_sizes))
 
 
-def dynamic_update_slice(operand, update, start_indices):
-    shape = np.shape(operand)
+def dynamic_update_slice(operand, update, start_indices, *, allow_negative_indices=True):
     _check_index_dtypes("dynamic_update_slice", _index_dtypes(start_indices))
-    idxs = [_normalize_index(i, d) for i, d in zip(start_indices, shape)]
+    idxs = _normalize_indices(operand, start_indices, allow_negative_indices)
     return dynamic_update_slice_p.bind(operand, update, *idxs)
 
 

@@ -454,18 +454,22 @@ def _add_jvp(primals, tangents):
     tx, ty = tangents
     ans = add(x, y)
     if type(tx) is Zero:
-        return ans, _maybe_broadcast(ans, ty)
+        return ans, _maybe_broadcast(np.shape(ans), ty)
     if type(ty) is Zero:
-        return ans, _maybe_broadcast(ans, tx)
+        return ans, _maybe_broadcast(np.shape(ans), tx)
     return ans, add(tx, ty)
 
 
-def _maybe_broadcast(ans, t):
-    shape = np.shape(ans)
-    if np.shape(t) == shape:
-        return t
-    return broadcast_in_dim(t, shape, tuple(range(len(shape) - np.ndim(t), len(shape)))
-                            if np.ndim(t) else ())
+def _maybe_broadcast(shape, x):
+    """x broadcast to `shape` (a scalar directly; otherwise its size-1 dims are squeezed
+    out and it is broadcast back, as JAX's rules do)."""
+    xs = np.shape(x)
+    if xs == tuple(shape):
+        return x
+    if not xs:
+        return broadcast_in_dim(x, shape, ())
+    dims = [i for i, (a, b) in enumerate(zip(xs, shape)) if a == b]
+    return broadcast_in_dim(reshape(x, [xs[i] for i in dims]), shape, dims)
 
 
 def _sub_jvp(primals, tangents):
@@ -473,9 +477,9 @@ def _sub_jvp(primals, tangents):
     tx, ty = tangents
     ans = sub(x, y)
     if type(tx) is Zero:
-        return ans, _maybe_broadcast(ans, neg(ty))
+        return ans, _maybe_broadcast(np.shape(ans), neg(ty))
     if type(ty) is Zero:
-        return ans, _maybe_broadcast(ans, tx)
+        return ans, _maybe_broadcast(np.shape(ans), tx)
     return ans, sub(tx, ty)
 
 
@@ -516,26 +520,35 @@ def _div_transpose(ct, x, y):
 ad.defjvp(div_p, lambda g, x, y: div(g, y),
           lambda g, x, y: mul(mul(neg(g), x), integer_pow(y, -2)))
 ad.primitive_transposes[div_p] = _div_transpose
-ad.defjvp(rem_p, lambda g, x, y: _maybe_broadcast(rem(x, y), g),
+ad.defjvp(rem_p, lambda g, x, y: _maybe_broadcast(
+    np.broadcast_shapes(np.shape(x), np.shape(y)), g),
           lambda g, x, y: mul(neg(g), mul(sign(div(x, y)), floor(abs(div(x, y))))))
 
 
-def _pow_jvp_lhs(g, x, y):
+def _pow_jvp_lhs(g, ans, x, y):
+    """d/dx x**y = y * x**(y-1), computed in the common dtype (0 where an integer y is
+    0), as JAX's rule does."""
     y_dt = core.get_aval(y).dtype
+    common = dtypes.canonicalize_dtype(dtypes.result_type(x, y))
+    if common == np.bool_:
+        common = np.dtype(np.int32)
+    x, y = convert_element_type(x, common), convert_element_type(y, common)
     if dtypes.is_int(y_dt):
-        jac = mul(convert_element_type(y, core.get_aval(x).dtype),
-                  pow(x, sub(y, _const(y, 1))))
+        shape = np.broadcast_shapes(np.shape(x), np.shape(y))
+        x, y = _maybe_broadcast(shape, x), _maybe_broadcast(shape, y)
+        jac = select(eq(y, _const(y, 0)), full_like(y, 0),
+                     mul(_replace_zero(y), pow(x, sub(y, full_like(y, 1)))))
     else:
-        jac = mul(y, pow(x, sub(y, _const(y, 1))))
+        jac = mul(y, pow(x, sub(y, full_like(y, 1))))
     return mul(g, jac)
 
 
-def _pow_jvp_rhs(g, x, y):
-    ans = pow(x, y)
-    return mul(g, mul(log(_replace_zero(x)), ans))
+def _pow_jvp_rhs(g, ans, x, y):
+    y_dt = core.get_aval(y).dtype
+    return convert_element_type(mul(g, mul(log(_replace_zero(x)), ans)), y_dt)
 
 
-ad.defjvp(pow_p, _pow_jvp_lhs, _pow_jvp_rhs)
+ad.defjvp2(pow_p, _pow_jvp_lhs, _pow_jvp_rhs)
 
 
 def _balanced_eq(x, z, y):

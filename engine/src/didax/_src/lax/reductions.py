@@ -10,7 +10,7 @@ from __future__ import annotations
 import functools
 import math
 import operator
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
@@ -80,7 +80,7 @@ def _reduce_sum_transpose(ct, x, *, axes, out_sharding):
     if type(ct) is Zero:
         return [Zero(x.aval)]
     shape = x.aval.shape
-    kept = tuple(i for i in range(len(shape)) if i not in axes)
+    kept = tuple(np.delete(np.arange(len(shape)), axes))  # NumPy ints, as JAX's rule
     return [shapes.broadcast_in_dim(ct, shape, kept)]
 
 
@@ -134,26 +134,37 @@ batching.defreducer(reduce_min_p)
 
 
 def _reduce_prod_jvp(primals, tangents, *, axes):
+    """Differentiates a pairwise product tree over the reduced axes (moved to the front and
+    flattened), as JAX does: exact with zeros, and the same staged program."""
     (x,), (t,) = primals, tangents
-    ans = reduce_prod_p.bind(x, axes=axes)
     if type(t) is Zero:
+        ans = reduce_prod_p.bind(x, axes=axes)
         return ans, Zero.from_primal_value(ans)
-    # Product of all other elements = exclusive prefix product * exclusive suffix product,
-    # computed along one flattened reduction axis (exact even with zeros).
-    nd = np.ndim(x)
-    kept = [i for i in range(nd) if i not in axes]
-    perm = tuple(list(axes) + kept)
-    shape = np.shape(x)
-    n = int(np.prod([shape[a] for a in axes], dtype=np.int64))
-    rest = tuple(shape[i] for i in kept)
-    x2 = shapes.reshape(shapes.transpose(x, perm), (n, *rest))
-    t2 = shapes.reshape(shapes.transpose(t, perm), (n, *rest))
-    one = np.ones((), core.get_aval(x).dtype)
-    left = shapes.pad(cumprod(x2, 0), one, [(1, -1, 0)] + [(0, 0, 0)] * len(rest))
-    right = shapes.pad(cumprod(x2, 0, reverse=True), one,
-                       [(-1, 1, 0)] + [(0, 0, 0)] * len(rest))
-    others = lax.mul(left, right)
-    return ans, reduce_sum(lax.mul(t2, others), (0,))
+    in_shape = np.array(np.shape(x), dtype=int)
+    non_axes = np.delete(np.arange(len(in_shape)), axes)
+    perm = tuple(axes) + tuple(non_axes)
+    new_shape = (np.prod(in_shape[list(axes)]), *in_shape[non_axes])
+    x2, t2 = (shapes.reshape(v, new_shape, perm) for v in (x, t))
+    one = lax._const(x, 1)
+    out_shape = tuple(in_shape[non_axes])
+    p, tt = ad.jvp_flat(lambda v: [_product_tree(v, one, out_shape)], [x2], [t2])
+    return p[0], tt[0]
+
+
+def _product_tree(v, one, out_shape):
+    """The product over axis 0 by repeatedly multiplying the two halves."""
+    while np.shape(v)[0] > 1:
+        n = np.shape(v)[0]
+        n1 = (n + 1) // 2
+        a, b = shapes.slice_in_dim(v, 0, n1), shapes.slice_in_dim(v, n1, None)
+        if n - n1 != n1:
+            cfg = [(0, 0, 0)] * np.ndim(v)
+            cfg[0] = (0, 1, 0)
+            b = shapes.pad(b, one, cfg)
+        v = lax.mul(a, b)
+    if np.shape(v)[0] == 0:
+        return shapes.full(out_shape, one)
+    return shapes.squeeze(v, (0,))
 
 
 reduce_prod_p = def_primitive(
@@ -310,17 +321,28 @@ def _prefix_scan(combine, identity, x, axis, reverse):
     return x
 
 
+# The scan cumulative JVPs differentiate: the control-flow library (above this layer)
+# installs JAX's associative_scan here; until then a Hillis–Steele scan.
+scan_for_jvp: list[Callable] = []
+
+
+def _scan_for_jvp(combine, identity, x, axis, reverse):
+    if scan_for_jvp:
+        return scan_for_jvp[0](combine, x, reverse=reverse, axis=axis)
+    return _prefix_scan(combine, identity, x, axis, reverse)
+
+
 def _cum_jvp(combine, identity_kind):
     def make(prim):
         def rule(primals, tangents, *, axis, reverse):
             (x,), (t,) = primals, tangents
-            ans = prim.bind(x, axis=axis, reverse=reverse)
             if type(t) is Zero:
+                ans = prim.bind(x, axis=axis, reverse=reverse)
                 return ans, Zero.from_primal_value(ans)
             ident = _identity(core.get_aval(x).dtype, identity_kind)
-            fn = lambda v: _prefix_scan(combine, ident, v, axis, reverse)  # noqa: E731
-            _, t_out = ad.jvp_flat(lambda v: [fn(v)], [x], [t])
-            return ans, t_out[0]
+            p, t_out = ad.jvp_flat(
+                lambda v: [_scan_for_jvp(combine, ident, v, axis, reverse)], [x], [t])
+            return p[0], t_out[0]
         return rule
     return make
 
@@ -446,33 +468,46 @@ def _sort_impl(*operands, dimension, is_stable, num_keys):
     return [np.moveaxis(o, -1, dimension) for o in outs]
 
 
+def _index_dtype_for_shape(shape):
+    """Unsigned index dtype wide enough for every dimension (as JAX picks it)."""
+    return np.dtype(np.uint64 if any(d > np.iinfo(np.uint32).max for d in shape)
+                    else np.uint32)
+
+
 def _sort_jvp(primals, tangents, *, dimension, is_stable, num_keys):
+    """Sort with an iota riding along; tangents are gathered with the permutation."""
+    from didax._src.lax import slicing  # noqa: PLC0415 - slicing imports this module
+
     shape = np.shape(primals[0])
-    iota = shapes.broadcasted_iota(np.int32, shape, dimension) if shape else np.int32(0)
+    iota = shapes.broadcasted_iota(_index_dtype_for_shape(shape), shape, dimension)
     outs = sort_p.bind(*primals, iota, dimension=dimension, is_stable=is_stable,
                        num_keys=num_keys)
-    perm = outs[-1]
-    sorted_primals = outs[:-1]
-    t_out = []
-    for t, p in zip(tangents, sorted_primals):
-        if type(t) is Zero:
-            t_out.append(Zero.from_primal_value(p))
-        else:
-            t_out.append(_take_along_axis(t, perm, dimension))
-    return sorted_primals, t_out
-
-
-def _take_along_axis(x, idx, axis):
-    from didax._src.lax.slicing import take_along_axis  # noqa: PLC0415
-
-    return take_along_axis(x, idx, axis)
+    batch_dims = tuple(np.delete(np.arange(len(shape), dtype=np.int64), dimension))
+    dnums = slicing.GatherDimensionNumbers(
+        offset_dims=(), collapsed_slice_dims=(dimension,), start_index_map=(dimension,),
+        operand_batching_dims=batch_dims, start_indices_batching_dims=batch_dims)
+    idx = shapes.expand_dims(outs[-1], (len(shape),))
+    t_out = [Zero.from_primal_value(p) if type(t) is Zero else
+             slicing.gather(t, idx, dnums, (1,) * len(shape), mode="promise_in_bounds")
+             for t, p in zip(tangents, outs[:-1])]
+    return outs[:-1], t_out
 
 
 def _sort_batch(axis_data, vals, dims, *, dimension, is_stable, num_keys):
-    size = axis_data.size
-    vals = [batching.bdim_at_front(v, d, size) for v, d in zip(vals, dims)]
-    outs = sort_p.bind(*vals, dimension=dimension + 1, is_stable=is_stable, num_keys=num_keys)
-    return outs, [0] * len(outs)
+    """The batch dim stays where the first batched operand has it; unbatched operands
+    are broadcast to match."""
+    proto, bdim = next((v, d) for v, d in zip(vals, dims) if d is not None)
+    pshape = np.shape(proto)
+    new_vals = []
+    for v, d in zip(vals, dims):
+        if d is None:
+            keep = [int(i) for i in np.delete(np.arange(len(pshape)), bdim)]
+            new_vals.append(shapes.broadcast_in_dim(v, pshape, keep))
+        else:
+            new_vals.append(batching.moveaxis(v, d, bdim))
+    outs = sort_p.bind(*new_vals, dimension=dimension + (bdim <= dimension),
+                       is_stable=is_stable, num_keys=num_keys)
+    return outs, [bdim] * len(outs)
 
 
 def _sort_lower(ctx, *xs, dimension, is_stable, num_keys):
@@ -688,29 +723,32 @@ def _dot_transpose_rhs(g, x, y, *, dimension_numbers, precision, preferred_eleme
                               out_sharding=out_sharding, swap_ans=True)
 
 
+def _dot_batch_dims(ndims, bdims, dimension_numbers):
+    """Where vmapped dims go in a batched dot_general (JAX's choice): two vmapped operands
+    gain a leading dot batch dimension in place; one becomes a free dimension."""
+    (lc, rc), (lb, rb) = dimension_numbers
+    ld, rd = bdims
+
+    def bump(ds, b):
+        return tuple(int(d) + (d >= b) for d in ds)
+
+    if ld is not None and rd is not None:
+        new = ((bump(lc, ld), bump(rc, rd)), ((ld, *bump(lb, ld)), (rd, *bump(rb, rd))))
+        return new, 0
+    if ld is not None:
+        free = [d for d in range(ndims[0]) if d not in lb and d not in lc]
+        out_d = len(lb) + sum(d < ld for d in free)
+        return ((bump(lc, ld), rc), (bump(lb, ld), rb)), out_d
+    free = [d for d in range(ndims[1]) if d not in rb and d not in rc]
+    out_d = ndims[0] - len(lc) + sum(d < rd for d in free)
+    return ((lc, bump(rc, rd)), (lb, bump(rb, rd))), out_d
+
+
 def _dot_batch(axis_data, vals, dims, *, dimension_numbers, precision,
                preferred_element_type, out_sharding):
     (lhs, rhs), (ld, rd) = vals, dims
-    (lc, rc), (lb, rb) = dimension_numbers
-
-    def shift(ds, bd):
-        return tuple(d + (bd is not None and d >= bd) for d in ds)
-
-    if ld is not None and rd is not None:
-        lhs = batching.moveaxis(lhs, ld, 0)
-        rhs = batching.moveaxis(rhs, rd, 0)
-        new = (((tuple(d + 1 for d in lc)), tuple(d + 1 for d in rc)),
-               ((0, *(d + 1 for d in lb)), (0, *(d + 1 for d in rb))))
-        out_d = 0
-    elif ld is not None:
-        new = ((shift(lc, ld), rc), (shift(lb, ld), rb))
-        kept = _remaining(np.ndim(lhs), new[0][0], new[1][0])
-        out_d = len(lb) + kept.index(ld)
-    else:
-        new = ((lc, shift(rc, rd)), (lb, shift(rb, rd)))
-        kept = _remaining(np.ndim(rhs), new[0][1], new[1][1])
-        n_lhs_kept = np.ndim(lhs) - len(lc) - len(lb)
-        out_d = len(lb) + n_lhs_kept + kept.index(rd)
+    ndims = (np.ndim(lhs) - (ld is not None), np.ndim(rhs) - (rd is not None))
+    new, out_d = _dot_batch_dims(ndims, (ld, rd), dimension_numbers)
     out = dot_general_p.bind(lhs, rhs, dimension_numbers=new, precision=precision,
                              preferred_element_type=preferred_element_type,
                              out_sharding=None)
@@ -775,7 +813,11 @@ def dot(lhs, rhs, precision=None, preferred_element_type=None):
 
 
 def _axes(axes) -> tuple[int, ...]:
-    return tuple(operator.index(a) for a in axes)
+    """The axes as given (checked to be integers): JAX keeps NumPy ints in parameters."""
+    axes = tuple(axes)
+    for a in axes:
+        operator.index(a)
+    return axes
 
 
 def reduce_sum(operand, axes: Sequence[int]):

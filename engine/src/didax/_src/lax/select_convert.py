@@ -90,23 +90,32 @@ def _select_n_transpose(ct, which, *cases):
 
 
 def _select_n_batch(axis_data, vals, dims):
+    """Keeps a shared batch dim in place; otherwise batch dims go to the front (the
+    strategy of JAX's rule, so batched jaxprs match JAX's)."""
     which, *cases = vals
     wd, *cds = dims
-    size = axis_data.size
-    case_shape = next(np.shape(c)[:d] + np.shape(c)[d + 1:] if d is not None else np.shape(c)
-                      for c, d in zip(cases, cds))
-    if wd is None and all(d == cds[0] for d in cds) and cds[0] is not None:
-        if np.ndim(which) == 0:
+    if all(d == wd for d in cds):
+        if np.shape(which) != np.shape(cases[0]):  # a per-example scalar `which`
+            which = broadcast_in_dim(which, np.shape(cases[0]), [wd])
+        return select_n(which, *cases), wd
+    if np.ndim(which) == 0 and all(d is not None for d in cds):
+        if all(d == cds[0] for d in cds[1:]):
             return select_n(which, *cases), cds[0]
-    cases = [batching.bdim_at_front(c, d, size) for c, d in zip(cases, cds)]
-    full = (size, *case_shape)
-    cases = [c if np.shape(c) == full else broadcast_in_dim(c, full, tuple(range(len(full))))
-             for c in cases]
-    if wd is None and np.ndim(which) == 0:
-        return select_n(which, *cases), 0
-    which = batching.bdim_at_front(which, wd, size)
-    if np.shape(which) != full:
-        which = broadcast_in_dim(which, full, tuple(range(np.ndim(which))))
+        if all(np.shape(c) == np.shape(cases[0]) for c in cases):
+            moved = [batching.moveaxis(c, d, cds[0]) for c, d in zip(cases[1:], cds[1:])]
+            return select_n(which, cases[0], *moved), cds[0]
+    return _select_n_batch_front(axis_data.size, which, wd, cases, cds)
+
+
+def _select_n_batch_front(size, which, wd, cases, cds):
+    if np.shape(which):
+        which = batching.bdim_at_front(which, wd, size)
+    if not all(np.shape(c) == () for c in cases):
+        cases = [batching.bdim_at_front(c, d, size) for c, d in zip(cases, cds)]
+    if 0 < np.ndim(which) < np.ndim(cases[0]):
+        which = broadcast_in_dim(which, np.shape(cases[0]), [0])
+    if np.ndim(which) > np.ndim(cases[0]):
+        cases = [broadcast_in_dim(c, np.shape(which), ()) for c in cases]
     return select_n(which, *cases), 0
 
 

@@ -36,6 +36,15 @@ def _shape_tuple(shape) -> tuple[int, ...]:
         return tuple(int(core.concrete_or_error(operator.index, d, "shape")) for d in shape)
 
 
+def _index_tuple(xs) -> tuple:
+    """xs as a tuple, each entry checked to be an integer but kept as given (JAX keeps
+    NumPy integers in parameters, and its jaxprs print them as np.int64(...))."""
+    xs = tuple(xs)
+    for x in xs:
+        operator.index(x)
+    return xs
+
+
 def _linear(prim):
     """JVP of a primitive linear in its first operand (the others are indices/static)."""
 
@@ -99,7 +108,7 @@ def _bid_batch(axis_data, vals, dims, *, shape, broadcast_dimensions, sharding):
     (x,), (d,) = vals, dims
     x = batching.moveaxis(x, d, 0)
     new_shape = (np.shape(x)[0], *shape)
-    new_bd = (0, *(b + 1 for b in broadcast_dimensions))
+    new_bd = (0, *np.add(1, broadcast_dimensions))  # NumPy ints, as JAX's rule makes
     return broadcast_in_dim_p.bind(x, shape=new_shape, broadcast_dimensions=new_bd,
                                    sharding=None), 0
 
@@ -126,7 +135,7 @@ ad.primitive_jvps[broadcast_in_dim_p] = _linear(broadcast_in_dim_p)
 
 def broadcast_in_dim(operand, shape, broadcast_dimensions):
     shape = _shape_tuple(shape)
-    bd = tuple(int(d) for d in broadcast_dimensions)
+    bd = _index_tuple(broadcast_dimensions)
     aval = core.get_aval(operand)
     if aval.shape == shape and bd == tuple(range(len(shape))) and not isinstance(operand,
                                                                                 Tracer):
@@ -204,6 +213,7 @@ def _zeros_like_aval(aval):
 
 
 ad.zeros_like_aval_impl = _zeros_like_aval
+ad.broadcast_p_for_zeros = broadcast_in_dim_p
 
 # ----------------------------------------------------------------------------------------
 # reshape / squeeze / transpose / rev
@@ -508,7 +518,10 @@ split_p = def_primitive(
 
 
 def split(operand, sizes, axis: int = 0):
-    return split_p.bind(operand, sizes=tuple(int(s) for s in sizes), axis=int(axis))
+    """Splits operand along `axis` into pieces of the given sizes (kept as given, as JAX
+    keeps them)."""
+    return split_p.bind(operand, sizes=_index_tuple(sizes),
+                        axis=canonicalize_axis(axis, np.ndim(operand)))
 
 
 # ----------------------------------------------------------------------------------------
@@ -565,10 +578,11 @@ def _pad_transpose(ct, x, pv, *, padding_config):
     if type(ct) is Zero:
         return [Zero(x.aval) if lin_x else None, Zero(pv.aval) if lin_pv else None]
     lo, hi, interior = zip(*padding_config)
-    neg_cfg = tuple(zip(np.negative(lo), np.negative(hi), (0,) * len(lo)))
+    # unpad, then drop the interior padding with a strided slice (NumPy ints as in JAX)
+    neg_cfg = tuple(zip(np.negative(lo), np.negative(hi), np.zeros_like(interior)))
     unpadded = pad(ct, np.array(0, ct.dtype)[()], neg_cfg)
-    t_x = slice(unpadded, (0,) * len(lo), np.shape(unpadded),
-                tuple(int(i) + 1 for i in interior))
+    t_x = slice(unpadded, list(np.zeros_like(lo)), np.shape(unpadded),
+                list(np.add(interior, 1)))
     outs = [t_x if lin_x else None, None]
     if lin_pv:
         total = reduce_sum(ct, tuple(range(np.ndim(ct))))
@@ -623,21 +637,32 @@ def pad(operand, padding_value, padding_config):
 
 
 def _slice_abstract_eval(x, *, start_indices, limit_indices, strides):
-    n = x.ndim
-    if len(start_indices) != n or len(limit_indices) != n:
-        raise TypeError(f"slice start_indices must have length equal to the number of "
-                        f"dimensions of the operand, got indices {start_indices} for operand "
-                        f"shape {x.shape}.")
-    if any(l > s for l, s in zip(limit_indices, x.shape)):
-        raise TypeError(f"slice slice_sizes must be less than or equal to operand shape, got "
-                        f"slice_sizes {tuple(limit_indices)} for operand shape {x.shape}.")
-    if any(s < 0 for s in start_indices) or any(l < s for s, l in
-                                                 zip(start_indices, limit_indices)):
-        raise TypeError(f"slice limit_indices must be greater than or equal to "
-                        f"start_indices, got start_indices {start_indices} and "
-                        f"limit_indices {limit_indices}.")
-    st = strides or (1,) * n
-    shape = tuple(max(0, -(-(l - s) // k)) for s, l, k in zip(start_indices, limit_indices, st))
+    start, limit = start_indices, limit_indices
+    problem = None
+    if x.ndim != len(start):
+        problem = (f"start_indices must have length equal to the number of dimensions of "
+                   f"the operand, got indices {start} for operand shape {x.shape}.")
+    elif len(start) != len(limit):
+        problem = (f"limit_indices must have the same length as start_indices, got "
+                   f"start_indices {start} and limit_indices {limit}.")
+    elif any(l > d for l, d in zip(limit, x.shape)):
+        problem = (f"limit_indices must be less than or equal to operand shape, got "
+                   f"limit_indices {limit} for operand shape {x.shape}.")
+    elif any(i < 0 for i in start):
+        problem = (f"start_indices must be greater than or equal to zero, got "
+                   f"start_indices of {start}.")
+    elif any(l < i for i, l in zip(start, limit)):
+        problem = (f"limit_indices must be greater than or equal to start_indices, got "
+                   f"start_indices {start} and limit_indices {limit}.")
+    elif strides is not None and len(strides) != x.ndim:
+        problem = (f"strides must have length equal to the number of dimensions of the "
+                   f"operand, got strides {strides} for operand shape {x.shape}.")
+    elif strides is not None and any(k <= 0 for k in strides):
+        problem = f"strides must be positive, got {strides}"
+    if problem is not None:
+        raise TypeError("slice " + problem)
+    st = strides or (1,) * x.ndim
+    shape = tuple(int(-(-(l - i) // k)) for i, l, k in zip(start, limit, st))
     return ShapedArray(shape, x.dtype, x.weak_type)
 
 
@@ -690,11 +715,8 @@ ad.primitive_jvps[slice_p] = _linear(slice_p)
 
 
 def slice(operand, start_indices, limit_indices, strides=None):  # noqa: A001
-    start = tuple(operator.index(i) for i in start_indices)
-    limit = tuple(operator.index(i) for i in limit_indices)
-    st = None if strides is None else tuple(operator.index(i) for i in strides)
-    if st is not None and all(s == 1 for s in st):
-        st = None
+    start, limit = _index_tuple(start_indices), _index_tuple(limit_indices)
+    st = None if strides is None else _index_tuple(strides)
     return slice_p.bind(operand, start_indices=start, limit_indices=limit, strides=st)
 
 
@@ -775,7 +797,7 @@ def _moveaxis(x, src, dst):
 def _broadcast_batch(x, size, axis):
     shape = list(np.shape(x))
     shape.insert(axis, size)
-    dims = tuple(i for i in range(len(shape)) if i != axis)
+    dims = tuple(np.delete(np.arange(len(shape)), axis))
     return broadcast_in_dim_p.bind(x, shape=tuple(shape), broadcast_dimensions=dims,
                                    sharding=None)
 
@@ -785,6 +807,7 @@ batching.lax_ops["broadcast_batch"] = _broadcast_batch
 batching.lax_ops["broadcast_in_dim"] = lambda x, shape, dims: broadcast_in_dim_p.bind(
     x, shape=tuple(shape), broadcast_dimensions=tuple(dims), sharding=None)
 batching.lax_ops["reduce_sum"] = lambda x, axes: reduce_sum(x, axes)
+batching.lax_ops["expand_dims"] = lambda x, dims: expand_dims(x, dims)
 
 # lax.lax's JVP/transpose rules call these; bind them directly (no per-call import).
 lax.broadcast_in_dim = broadcast_in_dim
