@@ -1,50 +1,10 @@
 """didax: a from-scratch implementation of JAX's design — tracing interpreters, jaxprs,
 jvp/vjp/grad, vmap, and jit compiled through XLA with jaxlib. `import didax as jax`."""
 
-from didax._src import numpy as _numpy_impl  # noqa: F401 - installs array methods
-from didax._src.api import (
-    block_until_ready as block_until_ready,
-    device_get as device_get,
-    device_put as device_put,
-    eval_shape as eval_shape,
-    grad as grad,
-    hessian as hessian,
-    jacfwd as jacfwd,
-    jacobian as jacobian,
-    jacrev as jacrev,
-    jvp as jvp,
-    linearize as linearize,
-    make_jaxpr as make_jaxpr,
-    value_and_grad as value_and_grad,
-    vjp as vjp,
-    vmap as vmap,
-)
-from didax._src.api_util import ShapeDtypeStruct as ShapeDtypeStruct
-from didax._src.basearray import Array as Array
-from didax._src.pjit import effects_barrier as effects_barrier
-from didax._src.pjit import jit as jit
-from didax._src.pmap import device_count as device_count
-from didax._src.pmap import local_device_count as local_device_count
-from didax._src.pmap import local_devices as local_devices
-from didax._src.pmap import pmap as pmap
-from didax._src.callback import pure_callback as pure_callback
-from didax._src.config import config as config
-from didax._src.custom_derivatives import custom_jvp as custom_jvp
-from didax._src.custom_derivatives import custom_vjp as custom_vjp
-from didax._src.config import (
-    default_matmul_precision as default_matmul_precision,
-    disable_jit as disable_jit,
-    enable_x64 as enable_x64,
-    numpy_dtype_promotion as numpy_dtype_promotion,
-    numpy_rank_promotion as numpy_rank_promotion,
-)
-from didax._src.core import typeof as typeof
-from didax._src.numpy import array_methods as _array_methods  # noqa: F401
-from didax._src.tree_util import tree_flatten as _tree_flatten  # noqa: F401
 from didax import debug as debug
 from didax import dtypes as dtypes
-from didax import experimental as experimental
 from didax import errors as errors
+from didax import experimental as experimental
 from didax import export as export
 from didax import lax as lax
 from didax import nn as nn
@@ -53,6 +13,82 @@ from didax import random as random
 from didax import scipy as scipy
 from didax import tree as tree
 from didax import tree_util as tree_util
+from didax._src import numpy as _numpy_impl  # noqa: F401 - installs array methods
+from didax._src.api import (
+    block_until_ready as block_until_ready,
+)
+from didax._src.api import (
+    device_get as device_get,
+)
+from didax._src.api import (
+    device_put as device_put,
+)
+from didax._src.api import (
+    eval_shape as eval_shape,
+)
+from didax._src.api import (
+    grad as grad,
+)
+from didax._src.api import (
+    hessian as hessian,
+)
+from didax._src.api import (
+    jacfwd as jacfwd,
+)
+from didax._src.api import (
+    jacobian as jacobian,
+)
+from didax._src.api import (
+    jacrev as jacrev,
+)
+from didax._src.api import (
+    jvp as jvp,
+)
+from didax._src.api import (
+    linearize as linearize,
+)
+from didax._src.api import (
+    make_jaxpr as make_jaxpr,
+)
+from didax._src.api import (
+    value_and_grad as value_and_grad,
+)
+from didax._src.api import (
+    vjp as vjp,
+)
+from didax._src.api import (
+    vmap as vmap,
+)
+from didax._src.api_util import ShapeDtypeStruct as ShapeDtypeStruct
+from didax._src.basearray import Array as Array
+from didax._src.callback import pure_callback as pure_callback
+from didax._src.config import config as config
+from didax._src.config import (
+    default_matmul_precision as default_matmul_precision,
+)
+from didax._src.config import (
+    disable_jit as disable_jit,
+)
+from didax._src.config import (
+    enable_x64 as enable_x64,
+)
+from didax._src.config import (
+    numpy_dtype_promotion as numpy_dtype_promotion,
+)
+from didax._src.config import (
+    numpy_rank_promotion as numpy_rank_promotion,
+)
+from didax._src.core import typeof as typeof
+from didax._src.custom_derivatives import custom_jvp as custom_jvp
+from didax._src.custom_derivatives import custom_vjp as custom_vjp
+from didax._src.numpy import array_methods as _array_methods  # noqa: F401
+from didax._src.pjit import effects_barrier as effects_barrier
+from didax._src.pjit import jit as jit
+from didax._src.pmap import device_count as device_count
+from didax._src.pmap import local_device_count as local_device_count
+from didax._src.pmap import local_devices as local_devices
+from didax._src.pmap import pmap as pmap
+from didax._src.tree_util import tree_flatten as _tree_flatten  # noqa: F401
 from didax._src.xla_backend import devices as devices
 
 __version__ = "0.1.0"

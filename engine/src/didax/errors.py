@@ -2,14 +2,34 @@
 
 from didax._src.errors import (
     ConcretizationTypeError as ConcretizationTypeError,
+)
+from didax._src.errors import (
     JAXIndexError as JAXIndexError,
-    JAXTypeError as JAXTypeError,
+)
+from didax._src.errors import (
     JaxprTypeError as JaxprTypeError,
+)
+from didax._src.errors import (
     JaxRuntimeError as JaxRuntimeError,
+)
+from didax._src.errors import (
+    JAXTypeError as JAXTypeError,
+)
+from didax._src.errors import (
     KeyReuseError as KeyReuseError,
+)
+from didax._src.errors import (
     NonConcreteBooleanIndexError as NonConcreteBooleanIndexError,
+)
+from didax._src.errors import (
     TracerArrayConversionError as TracerArrayConversionError,
+)
+from didax._src.errors import (
     TracerBoolConversionError as TracerBoolConversionError,
+)
+from didax._src.errors import (
     TracerIntegerConversionError as TracerIntegerConversionError,
+)
+from didax._src.errors import (
     UnexpectedTracerError as UnexpectedTracerError,
 )

@@ -332,8 +332,7 @@ def value_and_grad(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: boo
         # The seed cotangent is ones *like ans*, weak type included (as JAX), so the
         # gradient of a weakly typed function of Python scalars stays weakly typed.
         ans_aval = core.get_aval(ans)
-        ct = Array(np.ones((), ans_aval.dtype),
-                   core.ShapedArray((), ans_aval.dtype, ans_aval.weak_type))
+        ct = _lax.host_constant(1, ans_aval.dtype, ans_aval.weak_type)
         g = pullback(ct)
         g = g[0] if isinstance(argnums, int) else g
         return ((ans, aux), g) if has_aux else (ans, g)

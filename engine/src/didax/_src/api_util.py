@@ -140,10 +140,7 @@ def arg_names(fun: Callable, args: Sequence[Any], kwargs: dict) -> list[str] | N
         bound = sig.bind(*args, **kwargs)
     except (TypeError, ValueError):
         return None
-    names = []
-    for name, val in bound.arguments.items():
-        names.append(name)
-    return names
+    return list(bound.arguments)
 
 
 def debug_arg_names(fun: Callable, args: Sequence[Any]) -> list[str]:

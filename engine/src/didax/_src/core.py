@@ -903,8 +903,9 @@ def is_literalable(x) -> bool:
         return True
     if isinstance(x, Tracer):
         return False
-    shape = getattr(x, "shape", None)
-    return shape == () and (isinstance(x, (np.ndarray, np.generic)) or _is_array(x))
+    # NumPy scalars inline; didax Arrays (even 0-d) become constvars, as JAX 0.10 keeps
+    # its Arrays (closed-over values, linearize residuals) as constants.
+    return isinstance(x, (np.ndarray, np.generic)) and x.shape == ()
 
 
 _array_types: set[type] = set()

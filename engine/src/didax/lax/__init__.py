@@ -2,199 +2,539 @@
 
 from didax._src.lax.bitcast import (
     bitcast_convert_type as bitcast_convert_type,
+)
+from didax._src.lax.bitcast import (
     bitcast_convert_type_p as bitcast_convert_type_p,
 )
 from didax._src.lax.control_flow import (
     associative_scan as associative_scan,
+)
+from didax._src.lax.control_flow import (
     cond as cond,
+)
+from didax._src.lax.control_flow import (
     cond_p as cond_p,
+)
+from didax._src.lax.control_flow import (
     fori_loop as fori_loop,
+)
+from didax._src.lax.control_flow import (
     map as map,
+)
+from didax._src.lax.control_flow import (
     scan as scan,
+)
+from didax._src.lax.control_flow import (
     scan_p as scan_p,
+)
+from didax._src.lax.control_flow import (
     switch as switch,
+)
+from didax._src.lax.control_flow import (
     while_loop as while_loop,
+)
+from didax._src.lax.control_flow import (
     while_p as while_p,
 )
 from didax._src.lax.lax import (
     RoundingMethod as RoundingMethod,
+)
+from didax._src.lax.lax import (
     abs as abs,
-    acos as acos,
-    acosh as acosh,
-    add as add,
-    asin as asin,
-    asinh as asinh,
-    atan as atan,
-    atan2 as atan2,
-    atanh as atanh,
-    bitwise_and as bitwise_and,
-    bitwise_not as bitwise_not,
-    bitwise_or as bitwise_or,
-    bitwise_xor as bitwise_xor,
-    cbrt as cbrt,
-    ceil as ceil,
-    clamp as clamp,
-    clz as clz,
-    complex as complex,
-    conj as conj,
-    convert_element_type as convert_element_type,
-    cos as cos,
-    cosh as cosh,
-    digamma as digamma,
-    div as div,
-    eq as eq,
-    erf as erf,
-    erf_inv as erf_inv,
-    exp as exp,
-    exp2 as exp2,
-    expm1 as expm1,
-    floor as floor,
-    ge as ge,
-    gt as gt,
-    igamma as igamma,
-    imag as imag,
-    integer_pow as integer_pow,
-    is_finite as is_finite,
-    le as le,
-    lgamma as lgamma,
-    log as log,
-    log1p as log1p,
-    logistic as logistic,
-    lt as lt,
-    max as max,
-    min as min,
-    mul as mul,
-    ne as ne,
-    neg as neg,
-    nextafter as nextafter,
-    polygamma as polygamma,
-    population_count as population_count,
-    pow as pow,
-    real as real,
-    reciprocal as reciprocal,
-    reduce_precision as reduce_precision,
-    rem as rem,
-    round as round,
-    rsqrt as rsqrt,
-    select as select,
-    select_n as select_n,
-    shift_left as shift_left,
-    shift_right_arithmetic as shift_right_arithmetic,
-    shift_right_logical as shift_right_logical,
-    sign as sign,
-    sin as sin,
-    sinh as sinh,
-    sqrt as sqrt,
-    square as square,
-    stop_gradient as stop_gradient,
-    sub as sub,
-    tan as tan,
-    tanh as tanh,
 )
 from didax._src.lax.lax import (
     abs_p as abs_p,
+)
+from didax._src.lax.lax import (
+    acos as acos,
+)
+from didax._src.lax.lax import (
+    acosh as acosh,
+)
+from didax._src.lax.lax import (
+    add as add,
+)
+from didax._src.lax.lax import (
     add_any_p as add_any_p,
+)
+from didax._src.lax.lax import (
     add_p as add_p,
+)
+from didax._src.lax.lax import (
+    asin as asin,
+)
+from didax._src.lax.lax import (
+    asinh as asinh,
+)
+from didax._src.lax.lax import (
+    atan as atan,
+)
+from didax._src.lax.lax import (
+    atan2 as atan2,
+)
+from didax._src.lax.lax import (
+    atanh as atanh,
+)
+from didax._src.lax.lax import (
+    bitwise_and as bitwise_and,
+)
+from didax._src.lax.lax import (
+    bitwise_not as bitwise_not,
+)
+from didax._src.lax.lax import (
+    bitwise_or as bitwise_or,
+)
+from didax._src.lax.lax import (
+    bitwise_xor as bitwise_xor,
+)
+from didax._src.lax.lax import (
+    cbrt as cbrt,
+)
+from didax._src.lax.lax import (
+    ceil as ceil,
+)
+from didax._src.lax.lax import (
+    clamp as clamp,
+)
+from didax._src.lax.lax import (
+    clz as clz,
+)
+from didax._src.lax.lax import (
+    complex as complex,
+)
+from didax._src.lax.lax import (
+    conj as conj,
+)
+from didax._src.lax.lax import (
+    convert_element_type as convert_element_type,
+)
+from didax._src.lax.lax import (
     convert_element_type_p as convert_element_type_p,
+)
+from didax._src.lax.lax import (
+    cos as cos,
+)
+from didax._src.lax.lax import (
     cos_p as cos_p,
+)
+from didax._src.lax.lax import (
+    cosh as cosh,
+)
+from didax._src.lax.lax import (
+    digamma as digamma,
+)
+from didax._src.lax.lax import (
+    div as div,
+)
+from didax._src.lax.lax import (
     div_p as div_p,
+)
+from didax._src.lax.lax import (
+    eq as eq,
+)
+from didax._src.lax.lax import (
+    erf as erf,
+)
+from didax._src.lax.lax import (
+    erf_inv as erf_inv,
+)
+from didax._src.lax.lax import (
+    exp as exp,
+)
+from didax._src.lax.lax import (
+    exp2 as exp2,
+)
+from didax._src.lax.lax import (
     exp_p as exp_p,
+)
+from didax._src.lax.lax import (
+    expm1 as expm1,
+)
+from didax._src.lax.lax import (
+    floor as floor,
+)
+from didax._src.lax.lax import (
+    ge as ge,
+)
+from didax._src.lax.lax import (
+    gt as gt,
+)
+from didax._src.lax.lax import (
+    igamma as igamma,
+)
+from didax._src.lax.lax import (
+    imag as imag,
+)
+from didax._src.lax.lax import (
+    integer_pow as integer_pow,
+)
+from didax._src.lax.lax import (
+    is_finite as is_finite,
+)
+from didax._src.lax.lax import (
+    le as le,
+)
+from didax._src.lax.lax import (
+    lgamma as lgamma,
+)
+from didax._src.lax.lax import (
+    log as log,
+)
+from didax._src.lax.lax import (
+    log1p as log1p,
+)
+from didax._src.lax.lax import (
     log_p as log_p,
+)
+from didax._src.lax.lax import (
+    logistic as logistic,
+)
+from didax._src.lax.lax import (
+    lt as lt,
+)
+from didax._src.lax.lax import (
+    max as max,
+)
+from didax._src.lax.lax import (
     max_p as max_p,
+)
+from didax._src.lax.lax import (
+    min as min,
+)
+from didax._src.lax.lax import (
     min_p as min_p,
+)
+from didax._src.lax.lax import (
+    mul as mul,
+)
+from didax._src.lax.lax import (
     mul_p as mul_p,
+)
+from didax._src.lax.lax import (
+    ne as ne,
+)
+from didax._src.lax.lax import (
+    neg as neg,
+)
+from didax._src.lax.lax import (
     neg_p as neg_p,
+)
+from didax._src.lax.lax import (
+    nextafter as nextafter,
+)
+from didax._src.lax.lax import (
+    polygamma as polygamma,
+)
+from didax._src.lax.lax import (
+    population_count as population_count,
+)
+from didax._src.lax.lax import (
+    pow as pow,
+)
+from didax._src.lax.lax import (
+    real as real,
+)
+from didax._src.lax.lax import (
+    reciprocal as reciprocal,
+)
+from didax._src.lax.lax import (
+    reduce_precision as reduce_precision,
+)
+from didax._src.lax.lax import (
+    rem as rem,
+)
+from didax._src.lax.lax import (
+    round as round,
+)
+from didax._src.lax.lax import (
+    rsqrt as rsqrt,
+)
+from didax._src.lax.lax import (
+    select as select,
+)
+from didax._src.lax.lax import (
+    select_n as select_n,
+)
+from didax._src.lax.lax import (
     select_n_p as select_n_p,
+)
+from didax._src.lax.lax import (
+    shift_left as shift_left,
+)
+from didax._src.lax.lax import (
+    shift_right_arithmetic as shift_right_arithmetic,
+)
+from didax._src.lax.lax import (
+    shift_right_logical as shift_right_logical,
+)
+from didax._src.lax.lax import (
+    sign as sign,
+)
+from didax._src.lax.lax import (
+    sin as sin,
+)
+from didax._src.lax.lax import (
     sin_p as sin_p,
+)
+from didax._src.lax.lax import (
+    sinh as sinh,
+)
+from didax._src.lax.lax import (
+    sqrt as sqrt,
+)
+from didax._src.lax.lax import (
+    square as square,
+)
+from didax._src.lax.lax import (
+    stop_gradient as stop_gradient,
+)
+from didax._src.lax.lax import (
     stop_gradient_p as stop_gradient_p,
+)
+from didax._src.lax.lax import (
+    sub as sub,
+)
+from didax._src.lax.lax import (
     sub_p as sub_p,
+)
+from didax._src.lax.lax import (
+    tan as tan,
+)
+from didax._src.lax.lax import (
+    tanh as tanh,
+)
+from didax._src.lax.lax import (
     tanh_p as tanh_p,
 )
 from didax._src.lax.parallel import (
     all_gather as all_gather,
+)
+from didax._src.lax.parallel import (
     all_gather_p as all_gather_p,
+)
+from didax._src.lax.parallel import (
     axis_index as axis_index,
+)
+from didax._src.lax.parallel import (
     axis_index_p as axis_index_p,
+)
+from didax._src.lax.parallel import (
     pmax as pmax,
+)
+from didax._src.lax.parallel import (
     pmax_p as pmax_p,
+)
+from didax._src.lax.parallel import (
     pmean as pmean,
+)
+from didax._src.lax.parallel import (
     pmin as pmin,
+)
+from didax._src.lax.parallel import (
     pmin_p as pmin_p,
+)
+from didax._src.lax.parallel import (
     psum as psum,
+)
+from didax._src.lax.parallel import (
     psum_p as psum_p,
 )
 from didax._src.lax.reductions import (
     argmax as argmax,
+)
+from didax._src.lax.reductions import (
     argmin as argmin,
+)
+from didax._src.lax.reductions import (
     cumlogsumexp as cumlogsumexp,
+)
+from didax._src.lax.reductions import (
     cummax as cummax,
+)
+from didax._src.lax.reductions import (
     cummin as cummin,
+)
+from didax._src.lax.reductions import (
     cumprod as cumprod,
+)
+from didax._src.lax.reductions import (
     cumsum as cumsum,
+)
+from didax._src.lax.reductions import (
     dot as dot,
+)
+from didax._src.lax.reductions import (
     dot_general as dot_general,
+)
+from didax._src.lax.reductions import (
     dot_general_p as dot_general_p,
+)
+from didax._src.lax.reductions import (
     reduce_and as reduce_and,
+)
+from didax._src.lax.reductions import (
     reduce_max as reduce_max,
+)
+from didax._src.lax.reductions import (
     reduce_max_p as reduce_max_p,
+)
+from didax._src.lax.reductions import (
     reduce_min as reduce_min,
+)
+from didax._src.lax.reductions import (
     reduce_or as reduce_or,
+)
+from didax._src.lax.reductions import (
     reduce_prod as reduce_prod,
+)
+from didax._src.lax.reductions import (
     reduce_sum as reduce_sum,
+)
+from didax._src.lax.reductions import (
     reduce_sum_p as reduce_sum_p,
+)
+from didax._src.lax.reductions import (
     reduce_xor as reduce_xor,
+)
+from didax._src.lax.reductions import (
     sort as sort,
+)
+from didax._src.lax.reductions import (
     sort_key_val as sort_key_val,
 )
 from didax._src.lax.shapes import (
     broadcast as broadcast,
+)
+from didax._src.lax.shapes import (
     broadcast_in_dim as broadcast_in_dim,
+)
+from didax._src.lax.shapes import (
     broadcast_in_dim_p as broadcast_in_dim_p,
+)
+from didax._src.lax.shapes import (
     broadcasted_iota as broadcasted_iota,
+)
+from didax._src.lax.shapes import (
     concatenate as concatenate,
+)
+from didax._src.lax.shapes import (
     dynamic_index_in_dim as dynamic_index_in_dim,
+)
+from didax._src.lax.shapes import (
     dynamic_slice as dynamic_slice,
+)
+from didax._src.lax.shapes import (
     dynamic_slice_in_dim as dynamic_slice_in_dim,
+)
+from didax._src.lax.shapes import (
     dynamic_update_index_in_dim as dynamic_update_index_in_dim,
+)
+from didax._src.lax.shapes import (
     dynamic_update_slice as dynamic_update_slice,
+)
+from didax._src.lax.shapes import (
     dynamic_update_slice_in_dim as dynamic_update_slice_in_dim,
+)
+from didax._src.lax.shapes import (
     expand_dims as expand_dims,
+)
+from didax._src.lax.shapes import (
     full as full,
+)
+from didax._src.lax.shapes import (
     full_like as full_like,
+)
+from didax._src.lax.shapes import (
     index_in_dim as index_in_dim,
+)
+from didax._src.lax.shapes import (
     iota as iota,
+)
+from didax._src.lax.shapes import (
     pad as pad,
+)
+from didax._src.lax.shapes import (
     reshape as reshape,
+)
+from didax._src.lax.shapes import (
     rev as rev,
+)
+from didax._src.lax.shapes import (
     slice as slice,
+)
+from didax._src.lax.shapes import (
     slice_in_dim as slice_in_dim,
+)
+from didax._src.lax.shapes import (
     split as split,
+)
+from didax._src.lax.shapes import (
     squeeze as squeeze,
+)
+from didax._src.lax.shapes import (
     transpose as transpose,
 )
 from didax._src.lax.slicing import (
     GatherDimensionNumbers as GatherDimensionNumbers,
+)
+from didax._src.lax.slicing import (
     GatherScatterMode as GatherScatterMode,
+)
+from didax._src.lax.slicing import (
     ScatterDimensionNumbers as ScatterDimensionNumbers,
+)
+from didax._src.lax.slicing import (
     gather as gather,
+)
+from didax._src.lax.slicing import (
     gather_p as gather_p,
+)
+from didax._src.lax.slicing import (
     scatter as scatter,
+)
+from didax._src.lax.slicing import (
     scatter_add as scatter_add,
+)
+from didax._src.lax.slicing import (
     scatter_add_p as scatter_add_p,
+)
+from didax._src.lax.slicing import (
     scatter_apply as scatter_apply,
+)
+from didax._src.lax.slicing import (
     scatter_max as scatter_max,
+)
+from didax._src.lax.slicing import (
     scatter_max_p as scatter_max_p,
+)
+from didax._src.lax.slicing import (
     scatter_min as scatter_min,
+)
+from didax._src.lax.slicing import (
     scatter_min_p as scatter_min_p,
+)
+from didax._src.lax.slicing import (
     scatter_mul as scatter_mul,
+)
+from didax._src.lax.slicing import (
     scatter_mul_p as scatter_mul_p,
+)
+from didax._src.lax.slicing import (
     scatter_p as scatter_p,
+)
+from didax._src.lax.slicing import (
     scatter_sub as scatter_sub,
+)
+from didax._src.lax.slicing import (
     scatter_sub_p as scatter_sub_p,
 )
 from didax._src.lax.special import erfc as erfc
 from didax._src.lax.stacking import (
     stack as stack,
+)
+from didax._src.lax.stacking import (
     tile as tile,
+)
+from didax._src.lax.stacking import (
     unstack as unstack,
 )

@@ -747,6 +747,7 @@ clamp = _sc.clamp
 clamp_p = _sc.clamp_p
 convert_element_type = _sc.convert_element_type
 convert_element_type_p = _sc.convert_element_type_p
+host_constant = _sc.host_constant
 reduce_precision = _sc.reduce_precision
 reduce_precision_p = _sc.reduce_precision_p
 select = _sc.select

@@ -17,6 +17,7 @@ from didax._src import core, dtypes
 from didax._src.array import Array
 from didax._src.core import ShapedArray
 from didax._src.interpreters import ad, batching, lowering
+from didax._src.interpreters import partial_eval as pe
 from didax._src.interpreters.ad import Zero
 from didax._src.lax._define import (
     NONLINEAR,
@@ -275,6 +276,55 @@ convert_element_type_p = def_primitive(
     batch=VECTORIZED, lower=_convert_lower, pp_params=_convert_pp)
 
 
+def _convert_staging(trace, operand, *, new_dtype, weak_type, sharding):
+    """Stages a conversion, except of a host scalar constant (a Python or NumPy scalar):
+    that folds into a literal, as JAX's constant folding of convert_element_type does."""
+    params = dict(new_dtype=new_dtype, weak_type=weak_type, sharding=sharding)
+    lit = _folded_literal(operand, new_dtype, weak_type)
+    if lit is None:
+        return trace.default_process_primitive(convert_element_type_p, [operand], params)
+    aval = ShapedArray((), new_dtype, weak_type)
+    return pe.DynamicJaxprTracer(trace, aval, core.Literal(lit, aval))
+
+
+def _folded_literal(operand, new_dtype, weak_type):
+    t = type(operand)
+    if t is pe.DynamicJaxprTracer and type(operand.var) is core.Literal:
+        operand, t = operand.var.val, type(operand.var.val)  # a folded constant, again
+    if t is core.TypedScalar:
+        operand = operand.val
+    elif t not in (int, float, bool, complex) and not (
+            isinstance(operand, (np.ndarray, np.generic)) and operand.shape == ()):
+        return None
+    if dtypes.issubdtype(new_dtype, dtypes.extended):
+        return None
+    out = np.array(operand)
+    if out.dtype.kind == "c" and new_dtype.kind != "c":
+        out = out.real
+    with np.errstate(all="ignore"):
+        out = out.astype(new_dtype)
+    if not weak_type:
+        return out
+    # a weak result folds only when a Python scalar of its value has exactly its type
+    val = out.item()
+    if dtypes.canonicalize_dtype(dtypes.python_scalar_types_to_dtypes[type(val)]) != new_dtype:
+        return None
+    return core.typed_scalar(val, new_dtype, True)
+
+
+pe.custom_staging_rules[convert_element_type_p] = _convert_staging
+
+
+def host_constant(val, dtype, weak_type: bool = False):
+    """A scalar constant of dtype: an Array eagerly, a literal when staged (JAX builds such
+    constants as converted NumPy scalars, which its constant folding inlines)."""
+    x = np.array(val, dtype)
+    if core.trace_ctx.trace is core.eval_trace:
+        return Array(x, ShapedArray((), x.dtype, weak_type))
+    return convert_element_type_p.bind(x, new_dtype=x.dtype, weak_type=weak_type,
+                                       sharding=None)
+
+
 def _reduce_precision_impl(x, *, exponent_bits, mantissa_bits):
     import ml_dtypes  # noqa: PLC0415
 
@@ -361,10 +411,9 @@ def convert_element_type(operand, new_dtype) -> Any:
     """Converts operand to new_dtype (a no-op when it already has it, as in JAX)."""
     new_dtype = dtypes.canonicalize_dtype(np.dtype(new_dtype))
     aval = core.get_aval(operand)
-    if aval.dtype == new_dtype and not aval.weak_type:
-        if isinstance(operand, (core.Tracer, Array)):
-            return operand
-        return Array(np.asarray(operand, new_dtype), ShapedArray(aval.shape, new_dtype))
+    if aval.dtype == new_dtype and not aval.weak_type and isinstance(operand,
+                                                                     (core.Tracer, Array)):
+        return operand
     return convert_element_type_p.bind(operand, new_dtype=new_dtype, weak_type=False,
                                        sharding=None)
 

@@ -14,7 +14,6 @@ from collections.abc import Sequence
 import numpy as np
 
 from didax._src import core, dtypes
-from didax._src.array import Array
 from didax._src.core import ShapedArray, Tracer
 from didax._src.interpreters import ad, batching
 from didax._src.interpreters.ad import Zero
@@ -205,7 +204,7 @@ def _zeros_like_aval(aval):
     is weakly typed in JAX)."""
     if not aval.weak_type:
         return full(aval.shape, 0, aval.dtype)
-    zero = Array(np.zeros((), aval.dtype), ShapedArray((), aval.dtype, True))
+    zero = lax.host_constant(0, aval.dtype, True)
     if not aval.shape:
         return zero
     return broadcast_in_dim_p.bind(zero, shape=aval.shape, broadcast_dimensions=(),

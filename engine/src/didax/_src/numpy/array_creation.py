@@ -118,7 +118,10 @@ def array(object: Any, dtype=None, copy: bool = True, order=None, ndmin: int = 0
         out = _stack_leaves(object, dtype)
     else:
         val = _host_array(object, dtype)
-        out = Array(val, core.ShapedArray(val.shape, dtype, weak))
+        if not val.shape and core.trace_ctx.trace is not core.eval_trace:
+            out = to_array(core.typed_scalar(val.item(), dtype, weak))  # a literal
+        else:
+            out = Array(val, core.ShapedArray(val.shape, dtype, weak))
     out = to_array(convert(out, dtype, weak))
     if ndmin > np.ndim(out):
         out = shapes.expand_dims(out, tuple(range(ndmin - np.ndim(out))))
@@ -390,8 +393,10 @@ def geomspace(start, stop, num=50, endpoint=True, dtype=None, axis=0):
 
 
 def _iota_2d(N, M):
-    return (shapes.broadcasted_iota(np.int32, (N, M), 0),
-            shapes.broadcasted_iota(np.int32, (N, M), 1))
+    # JAX builds these from the offset's dtype: a Python int's, int64 under x64
+    idx = dtypes.default_int_dtype()
+    return (shapes.broadcasted_iota(idx, (N, M), 0),
+            shapes.broadcasted_iota(idx, (N, M), 1))
 
 
 def _nm(N, M, k, name):
@@ -407,8 +412,7 @@ def eye(N: int, M: int | None = None, k: int = 0, dtype=None, *, device=None):
     N, M, k = _nm(N, M, k, "eye")
     dtype = canon_dtype(dtype, "eye") or dtypes.default_float_dtype()
     rows, cols = _iota_2d(N, M)
-    return to_array(lax.convert_element_type(lax.eq(lax.add(rows, np.int32(k)), cols),
-                                             dtype))
+    return to_array(lax.convert_element_type(lax.eq(lax.add(rows, k), cols), dtype))
 
 
 def identity(n: int, dtype=None):
@@ -418,8 +422,9 @@ def identity(n: int, dtype=None):
 def tri(N, M=None, k=0, dtype=None):
     N, M, k = _nm(N, M, k, "tri")
     dtype = canon_dtype(dtype, "tri") or dtypes.default_float_dtype()
-    rows = lax.add(shapes.broadcasted_iota(np.int32, (N, M), 0), np.int32(k))
-    cols = shapes.broadcasted_iota(np.int32, (N, M), 1)
+    idx = dtypes.default_int_dtype()
+    rows = lax.add(shapes.broadcasted_iota(idx, (N, M), 0), k)
+    cols = shapes.broadcasted_iota(idx, (N, M), 1)
     return to_array(lax.convert_element_type(lax.ge(rows, cols), dtype))
 
 

@@ -247,9 +247,11 @@ def cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
 
 
 def _offset_mask(n, m, k, cmp):
-    rows = shapes.broadcasted_iota(np.int32, (n, m), 0)
-    cols = shapes.broadcasted_iota(np.int32, (n, m), 1)
-    return cmp(lax.add(rows, np.int32(k)), cols)
+    # JAX's iotas take the dtype of the (Python int) offset: int64 under x64
+    idx = dtypes.default_int_dtype()
+    rows = lax.add(shapes.broadcasted_iota(idx, (n, m), 0), k)
+    cols = shapes.broadcasted_iota(idx, (n, m), 1)
+    return cmp(rows, cols)
 
 
 @jit_like_jax("trace", static_argnames=("offset", "axis1", "axis2", "dtype"))

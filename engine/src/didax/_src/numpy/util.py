@@ -64,10 +64,14 @@ def to_array(x):
     x = _jax_array_protocol(x)
     if isinstance(x, (Array, Tracer)):
         return x
-    if isinstance(x, core.TypedScalar):
-        return Array(np.asarray(x.val, x.aval.dtype), x.aval)
-    aval = core.get_aval(x)
-    return Array(np.asarray(x, aval.dtype), aval)
+    aval = x.aval if isinstance(x, core.TypedScalar) else core.get_aval(x)
+    if not aval.shape and core.trace_ctx.trace is not core.eval_trace:
+        # A host scalar made while tracing stays a literal of the jaxpr (JAX builds it
+        # as a converted NumPy constant, which its constant folding inlines).
+        return lax.convert_element_type_p.bind(x, new_dtype=aval.dtype,
+                                               weak_type=aval.weak_type, sharding=None)
+    return Array(np.asarray(x.val if isinstance(x, core.TypedScalar) else x, aval.dtype),
+                 aval)
 
 
 def ensure_arraylike(fun_name: str, *args):
@@ -101,7 +105,7 @@ def convert(x, dtype, weak_type: bool = False):
     aval = core.get_aval(x)
     if aval.dtype == dtype and aval.weak_type == weak_type:
         return x
-    if t is Array:  # a concrete constant converts on the host, as JAX folds it
+    if t is Array and core.trace_ctx.trace is core.eval_trace:  # eagerly: on the host
         return Array(np.asarray(x._value, dtype), core.ShapedArray(aval.shape, dtype,
                                                                    weak_type))
     return lax.convert_element_type_p.bind(x, new_dtype=dtype, weak_type=weak_type,
