@@ -17,13 +17,7 @@ import didax.numpy as dnp
 import jax
 import jax.numpy as jnp
 import numpy as np
-import pytest
 from didax._src.config import config as dconfig
-
-# Places where didax's comparison/is_finite primitives returned a non-weak bool while JAX's
-# keep the weak type of weak operands: a rule of lax (not of didax.numpy), reported to its
-# owner; such cases are marked xfail instead of failing.
-_LAX_GAPS: list[str] = []
 
 TOL = {"float16": 4e-3, "bfloat16": 3e-2, "float32": 2e-5, "float64": 1e-12,
        "complex64": 2e-5, "complex128": 1e-12}
@@ -73,11 +67,8 @@ def assert_leaf_equal(d, j, where="", rtol=None):
         assert _is_array(d), f"{where}: didax gave {type(d)}, JAX an Array"
         assert d.shape == j.shape, f"{where}: shape {d.shape} vs {j.shape}"
         assert d.dtype == j.dtype, f"{where}: dtype {d.dtype} vs {j.dtype}"
-        if j.dtype == np.bool_ and j.weak_type and not d.weak_type:
-            _LAX_GAPS.append(where)  # see check(): a known gap in lax's comparison rules
-        else:
-            assert bool(d.weak_type) == bool(j.weak_type), \
-                f"{where}: weak_type {d.weak_type} vs {j.weak_type}"
+        assert bool(d.weak_type) == bool(j.weak_type), \
+            f"{where}: weak_type {d.weak_type} vs {j.weak_type}"
         dv, jv = np.asarray(d), np.asarray(j)
     else:
         assert not _is_array(d) or np.ndim(d) == np.ndim(j), f"{where}: {type(d)} vs {type(j)}"
@@ -120,10 +111,7 @@ def check(name, *args, rtol=None, fn=None, **kwargs):
     if d[0] == "err":
         raise AssertionError(f"{name}: didax raised {d[1]!r}; JAX returned {j[1]!r}") \
             from d[1]
-    del _LAX_GAPS[:]
     assert_tree_equal(d[1], j[1], name, rtol)
-    if _LAX_GAPS:
-        pytest.xfail(f"lax comparison results lose the weak type: {_LAX_GAPS}")
 
 
 def _same_error_class(de, je) -> bool:

@@ -687,8 +687,9 @@ def device_put(x, device=None, *, src=None, donate=False, may_alias=None):
 
 
 def _host_value(v):
+    """A private copy of a host value (the caller may mutate theirs) and its aval."""
     aval = core.get_aval(v)
-    return np.asarray(v, aval.dtype), aval
+    return np.array(v, aval.dtype, copy=True), aval
 
 
 def block_until_ready(x):

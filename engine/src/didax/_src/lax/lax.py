@@ -31,7 +31,6 @@ from didax._src.lax._define import (
     _num,
     _ordered,
     def_primitive,
-    false_weak,
     naryop_abstract_eval,
     unbroadcast,
     unop_abstract_eval,
@@ -121,7 +120,7 @@ floor_p = _unop("floor", _float, np.floor, ZERO_JVP, lowering.unary("stablehlo.f
 ceil_p = _unop("ceil", _float, np.ceil, ZERO_JVP, lowering.unary("stablehlo.ceil"))
 is_finite_p = _unop("is_finite", _float, np.isfinite, ZERO_JVP,
                     lowering.unary("stablehlo.is_finite"),
-                    result_dtype=lambda dt, **p: np.dtype(np.bool_), weak_rule=false_weak)
+                    result_dtype=lambda dt, **p: np.dtype(np.bool_))
 exp_p = _unop("exp", _float_or_complex, np.exp, None, lowering.unary("stablehlo.exponential"),
               accuracy=True)
 exp2_p = _unop("exp2", _float_or_complex, np.exp2, None, None, accuracy=True)
@@ -437,7 +436,7 @@ def _cmp(name, np_fn, direction):
     lower = lowering.compare(direction)
     accepted = _any if name in ("eq", "ne") else _ordered
     return _binop(name, [accepted, accepted], np_fn, ZERO_JVP, lower,
-                  result_dtype=lambda *a, **p: np.dtype(np.bool_), weak_rule=false_weak)
+                  result_dtype=lambda *a, **p: np.dtype(np.bool_))  # weak if all are, as JAX
 
 
 eq_p = _cmp("eq", np.equal, "EQ")

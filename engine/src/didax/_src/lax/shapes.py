@@ -173,14 +173,18 @@ def expand_dims(array, dimensions: Sequence[int]):
                                    sharding=None)
 
 
-def full(shape, fill_value, dtype=None):
+def full(shape, fill_value, dtype=None, weak_type: bool = False):
     """An array of `shape` filled with fill_value (a literal scalar when shape is ())."""
     shape = _shape_tuple(shape)
     if dtype is None:
         dtype = dtypes.dtype(fill_value, canonicalize=True)
     dtype = dtypes.canonicalize_dtype(np.dtype(dtype))
     if isinstance(fill_value, Tracer):
-        fill = lax.convert_element_type(fill_value, dtype)
+        fill = lax._convert_element_type(fill_value, dtype, weak_type)
+    elif weak_type:
+        fill = core.typed_scalar(np.array(fill_value, dtype).item(), dtype, True)
+        if not shape:
+            return lax.host_constant(fill.val, dtype, True)
     else:
         fill = np.array(np.asarray(fill_value), dtype)[()]
         fill = np.asarray(fill, dtype)
@@ -190,9 +194,11 @@ def full(shape, fill_value, dtype=None):
 
 
 def full_like(x, fill_value, dtype=None, shape=None):
+    """Like x (its weak type too when dtype is not given, as JAX's full_like)."""
     aval = core.get_aval(x)
     return full(aval.shape if shape is None else shape, fill_value,
-                aval.dtype if dtype is None else dtype)
+                aval.dtype if dtype is None else dtype,
+                weak_type=dtype is None and aval.weak_type)
 
 
 def zeros_like_array(x):

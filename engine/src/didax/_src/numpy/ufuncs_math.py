@@ -213,11 +213,11 @@ def isinf(x, /):
     x = ensure_arraylike("isinf", x)
     dt = dtype_of(x)
     if dtypes.is_float(dt):
-        return lax.eq(lax.abs(x), _const(x, np.inf))
+        return lax.eq(lax.abs(x), _strong(x, np.inf))
     if dtypes.is_complex(dt):
         re, im = lax.real(x), lax.imag(x)
-        return lax.bitwise_or(lax.eq(lax.abs(re), _const(re, np.inf)),
-                              lax.eq(lax.abs(im), _const(im, np.inf)))
+        return lax.bitwise_or(lax.eq(lax.abs(re), _strong(re, np.inf)),
+                              lax.eq(lax.abs(im), _strong(im, np.inf)))
     return full_like(x, False, np.bool_)
 
 
@@ -230,7 +230,7 @@ def _isposneginf(x, val, name):
     x = ensure_arraylike(name, x)
     dt = dtype_of(x)
     if dtypes.is_float(dt):
-        return lax.eq(x, _const(x, val))
+        return lax.eq(x, _strong(x, val))
     if dtypes.is_complex(dt):
         raise ValueError("isposinf/isneginf are not well defined for complex types")
     return full_like(x, False, np.bool_)
@@ -252,7 +252,7 @@ def signbit(x, /):
     (x,) = promote_args("signbit", x)
     dt = dtype_of(x)
     if dtypes.is_int(dt):
-        return lax.lt(x, zero(x))
+        return lax.lt(x, _strong(x, 0))
     if dt == np.bool_:
         return full_like(x, False, np.bool_)
     if not dtypes.is_float(dt):
