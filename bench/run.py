@@ -49,8 +49,12 @@ def run_anchors(shared: Path, quick: bool) -> dict | None:
            "--no-torch-compile", "--json", str(out)]
     if quick:
         cmd += ["--rounds", "2", "--target-s", "0.3", "--compile-reps", "2"]
-    print("$", " ".join(cmd), flush=True)
-    subprocess.run(cmd, check=False)
+    print("$ DIDAX_COMPILE_CACHE=0", " ".join(cmd), flush=True)
+    # didax caches executables by StableHLO text; off here, so W4 times a real compile on
+    # every repetition as JAX's does (a re-created jit of the same program would otherwise
+    # cost ~3 ms instead of a compile).
+    env = dict(os.environ, DIDAX_COMPILE_CACHE="0")
+    subprocess.run(cmd, check=False, env=env)
     try:
         return json.loads(out.read_text())
     except (OSError, json.JSONDecodeError):

@@ -37,6 +37,9 @@ class Array:
     def _value(self) -> np.ndarray:
         v = self._npy
         if v is None:
+            if self._buf is None:
+                raise RuntimeError(
+                    f"Array has been deleted with shape={self.aval.str_short()}.")
             v = self._npy = xla_backend.to_host(self._buf, self.aval.dtype, self.aval.shape)
         return v
 
@@ -44,6 +47,9 @@ class Array:
         b = self._buf
         dev = device or self._device
         if b is None or (device is not None and self._device not in (None, device)):
+            if self._npy is None:
+                raise RuntimeError(
+                    f"Array has been deleted with shape={self.aval.str_short()}.")
             b = xla_backend.device_put(self._npy, dev)
             if device is None or self._device in (None, device):
                 self._buf = b
@@ -132,6 +138,8 @@ class Array:
     def block_until_ready(self) -> Array:
         if self._buf is not None:
             self._buf.block_until_ready()
+        elif self._npy is None:
+            raise RuntimeError(f"Array has been deleted with shape={self.aval.str_short()}.")
         return self
 
     def is_ready(self) -> bool:
@@ -157,9 +165,10 @@ class Array:
         self._npy = None
         if self._buf is not None:
             self._buf.delete()
+            self._buf = None
 
     def is_deleted(self) -> bool:
-        return self._npy is None and (self._buf is None or self._buf.is_deleted())
+        return self._npy is None and self._buf is None
 
     def unsafe_buffer_pointer(self) -> int:
         return self._device_buffer().unsafe_buffer_pointer()

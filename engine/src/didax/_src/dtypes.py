@@ -480,6 +480,11 @@ def _dtype_and_weak(arg: Any) -> tuple[Any, bool]:
         return canonicalize_dtype(dt), t is not bool
     if arg is int or arg is float or arg is complex:
         return dtype(arg, canonicalize=True), True
+    aval = getattr(arg, "aval", None)  # Arrays and tracers: their type is canonical
+    if aval is not None:
+        dt = getattr(aval, "dtype", None)
+        if isinstance(dt, np.dtype):
+            return canonicalize_dtype(dt), aval.weak_type
     return dtype(arg, canonicalize=True), is_weakly_typed(arg)
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import os
 import sys
 import weakref
 from collections.abc import Callable, Sequence
@@ -31,7 +32,7 @@ from didax._src.interpreters import ad, batching, lowering
 from didax._src.interpreters import partial_eval as pe
 from didax._src.interpreters.ad import Zero
 from didax._src.lax._define import def_primitive
-from didax._src.tree_util import tree_flatten, tree_unflatten
+from didax._src.tree_util import tree_flatten, tree_structure, tree_unflatten
 from didax._src.util import fun_name
 
 # The recorder's hooks: pjit sits below api, so api adopts this very list object.
@@ -410,11 +411,15 @@ def _sym(name: str) -> str:
     return "".join(c if c.isalnum() or c == "_" else "_" for c in name) or "f"
 
 
+# Executables by StableHLO text: programs that trace alike (a fresh closure per eager scan
+# call, a re-created jit of the same function) compile once. DIDAX_COMPILE_CACHE=0 turns it
+# off (the benchmark does, so that W4 measures a real XLA compile on every repetition).
 _compile_cache: dict = {}
+_COMPILE_CACHE_ON = os.environ.get("DIDAX_COMPILE_CACHE", "1") != "0"
 
 
 def _compile_cached(text: str, host_callbacks):
-    if host_callbacks:
+    if host_callbacks or not _COMPILE_CACHE_ON:
         return xla_backend.compile(text, host_callbacks)
     exe = _compile_cache.get(text)
     if exe is None:
@@ -451,9 +456,6 @@ def _hashable_static(x, i):
                          f"while trying to hash an object of type {type(x)}, {x}. The error "
                          f"was:\nTypeError: unhashable type: '{type(x).__name__}'\n") from None
     return x
-
-
-_NO_FAST = object()
 
 
 class JitWrapped:
@@ -545,14 +547,17 @@ class JitWrapped:
         if _call_hooks and self._recordable:
             return _call_hooks[-1]("jit", self.fun, self._call, args, kwargs, (), {},
                                    static=self.static_argnums)
+        if not kwargs and core.trace_ctx.trace is core.eval_trace:
+            leaves: list = []
+            sig: list = []
+            if _signature(args, leaves, sig):
+                fast = self._fast.get(tuple(sig))
+                if fast is not None:
+                    return fast(leaves)
+                return self._fast_miss(args, leaves, tuple(sig))
         return self._call(*args, **kwargs)
 
     def _call(self, *args, **kwargs):
-        if not kwargs and core.trace_ctx.trace is core.eval_trace and \
-                not config.jax_disable_jit:
-            out = self._fast_path(args)
-            if out is not _NO_FAST:
-                return out
         if config.jax_disable_jit:
             return self.fun(*args, **kwargs)
         entry, flat, _ = self._trace(args, kwargs)
@@ -566,44 +571,16 @@ class JitWrapped:
             outs = self.bind(entry, flat)
         return tree_unflatten(entry.out_tree, outs)
 
-    def _fast_path(self, args):
-        """Top-level calls whose arguments are all Arrays: one dict lookup on the avals,
-        then straight to the executable (no pytree flattening). Returns _NO_FAST when the
-        call must take the general path (a function may well return None)."""
-        try:
-            key = tuple([a.aval for a in args if type(a) is Array])
-        except AttributeError:
-            return _NO_FAST
-        if len(key) != len(args):
-            return self._fast_path_tree(args)
-        fast = self._fast.get(key)
-        if fast is None:
-            if config.jax_disable_jit or self.static_argnums:
-                return _NO_FAST
-            entry, flat, _ = self._trace(args, {})
-            if entry.executable is None:
-                entry.executable = compiled_for_jaxpr(entry.closed, self.name,
-                                                      self.keep_unused)
-            fast = self._fast[key] = _make_fast(entry)
-        return fast(args)
-
-    def _fast_path_tree(self, args):
-        """Pytree arguments of Arrays: flatten once, key on (treedef, avals)."""
-        if self.static_argnums or config.jax_disable_jit:
-            return _NO_FAST
-        flat, tree = tree_flatten(args)
-        avals = tuple([a.aval for a in flat if type(a) is Array])
-        if len(avals) != len(flat):
-            return _NO_FAST
-        key = (tree, avals)
-        fast = self._fast.get(key)
-        if fast is None:
-            entry, flat2, _ = self._trace(args, {})
-            if entry.executable is None:
-                entry.executable = compiled_for_jaxpr(entry.closed, self.name,
-                                                      self.keep_unused)
-            fast = self._fast[key] = _make_fast(entry)
-        return fast(flat)
+    def _fast_miss(self, args, leaves, sig):
+        """A top-level call of Arrays in tuples/lists/dicts whose signature has no fast
+        entry yet: trace and compile as usual, then remember a direct call for it."""
+        if config.jax_disable_jit or self.static_argnums:
+            return self._call(*args)
+        entry, _, _ = self._trace(args, {})
+        if entry.executable is None:
+            entry.executable = compiled_for_jaxpr(entry.closed, self.name, self.keep_unused)
+        fast = self._fast[sig] = _make_fast(entry)
+        return fast(leaves)
 
     def bind(self, entry: _CacheEntry, flat):
         closed, lifted = pe.close_over_consts(entry.closed)
@@ -694,14 +671,65 @@ def _make_fast(entry: _CacheEntry) -> Callable:
         return lambda args: tree_unflatten(out_tree, exe.call(args))
     execute, handlers, out_avals = exe.exe.execute_sharded, exe.handlers, exe.out_avals
     single = out_tree.num_leaves == 1 and out_tree.num_nodes == 1
+    if single and isinstance(out_avals[0].dtype, np.dtype):
+        return _make_fast1(execute, handlers, out_avals[0])
+    flat_tuple = out_tree == tree_structure((0,) * len(out_avals))
 
     def fast(args):
         bufs = [a._buf if a._buf is not None else a._device_buffer() for a in args]
         outs = execute(bufs).consume_with_handlers(handlers)
         arrays = [_from_buffer(b, av) for b, av in zip(outs, out_avals)]
-        return arrays[0] if single else tree_unflatten(out_tree, arrays)
+        if single:
+            return arrays[0]
+        return tuple(arrays) if flat_tuple else tree_unflatten(out_tree, arrays)
 
     return fast
+
+
+def _make_fast1(execute, handlers, aval) -> Callable:
+    """_make_fast for one plain-dtype output (the Array built inline)."""
+    new = Array.__new__
+
+    def fast1(args):
+        bufs = [a._buf if a._buf is not None else a._device_buffer() for a in args]
+        (b,) = execute(bufs).consume_with_handlers(handlers)
+        out = new(Array)
+        out._npy = None
+        out._buf = b
+        out._device = None
+        out.aval = aval
+        return out
+
+    return fast1
+
+
+def _signature(x, leaves: list, sig: list) -> bool:
+    """Flattens Arrays nested in tuples, lists and dicts (what jitted functions are called
+    with) into leaves, in tree_flatten's order, and appends to sig the structure and each
+    leaf's (interned) aval: a dict key for the fast path. False for anything else."""
+    t = type(x)
+    if t is Array:
+        leaves.append(x)
+        sig.append(x.aval)
+        return True
+    if t is tuple or t is list:
+        sig.append(t)
+        sig.append(len(x))
+        for v in x:
+            if not _signature(v, leaves, sig):
+                return False
+        return True
+    if t is dict:
+        try:
+            keys = sorted(x)
+        except TypeError:
+            return False
+        sig.append(tuple(keys))
+        for k in keys:
+            if not _signature(x[k], leaves, sig):
+                return False
+        return True
+    return False
 
 
 def _has_tracer(flat) -> bool:

@@ -14,12 +14,13 @@ import operator
 
 import numpy as np
 
-from didax._src import dtypes
+from didax._src import core, dtypes
 from didax._src.lax import lax, shapes
 from didax._src.lax import reductions as lred
 from didax._src.numpy import reductions, ufuncs, ufuncs_math
 from didax._src.numpy.manipulation import moveaxis, ravel, reshape
 from didax._src.numpy.util import (
+    _staging,
     broadcast_to,
     canonicalize_axis,
     convert,
@@ -246,7 +247,29 @@ def cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
 # ----------------------------------------------------------------------------------------
 
 
+_EAGER_MASKS: dict = {}
+
+
 def _offset_mask(n, m, k, cmp):
+    """rows + k <cmp> cols over an (n, m) grid, as JAX computes it. Nothing is staged
+    eagerly (under grad/vmap of eager code too), so the mask is then a cached constant."""
+    if not _staging():
+        key = (n, m, k, cmp)
+        mask = _EAGER_MASKS.get(key)
+        if mask is None:
+            mask = _EAGER_MASKS[key] = _eager_mask(n, m, k, cmp)
+        return mask
+    return _traced_mask(n, m, k, cmp)
+
+
+def _eager_mask(n, m, k, cmp):
+    if len(_EAGER_MASKS) > 256:
+        _EAGER_MASKS.clear()
+    with core.set_current_trace(core.eval_trace):
+        return _traced_mask(n, m, k, cmp)
+
+
+def _traced_mask(n, m, k, cmp):
     # JAX's iotas take the dtype of the (Python int) offset: int64 under x64
     idx = dtypes.default_int_dtype()
     rows = lax.add(shapes.broadcasted_iota(idx, (n, m), 0), k)
