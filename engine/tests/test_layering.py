@@ -34,7 +34,8 @@ PLACEMENT: list[tuple[str, str]] = [
     *[(m, "libraries") for m in ("numpy", "numpy.*", "random", "random_*", "prng",
                                  "prng_keys", "custom_derivatives", "callback", "nn",
                                  "nn_*", "scipy", "scipy.*")],
-    *[(m, "transformations") for m in ("api", "pmap", "export", "export_format", "viz",
+    *[(m, "transformations") for m in ("api", "api_extras", "pmap", "export",
+                                       "export_format", "viz",
                                        "viz.*")],
 ]
 
