@@ -369,6 +369,10 @@ rec("sort_two_keys", ("sort",),
     (f32, i32), shapes=[((2, 5), (2, 5), (2, 5))], kinds="small")
 rec("sort_key_val", ("sort",), lambda jnp, lax: lambda k, v: lax.sort_key_val(k, v),
     (f32, i32), shapes=[((3, 5), (3, 5))], kinds="small")
+rec("top_k", ("top_k",), lambda jnp, lax: lambda x: lax.top_k(x, 2), FLOAT + INT,
+    shapes=[((3, 5),), ((4,),)])
+rec("top_k_axis0_ties", ("top_k",), lambda jnp, lax: lambda x: lax.top_k(x, 3, axis=0),
+    (f32, i32), shapes=[((6, 2),)], kinds="small")
 rec("sort_specials", ("sort",), lambda jnp, lax: lambda x: lax.sort(x), (f32, f64),
     kinds=_specials, shapes=[((12,),)], fd=False)
 

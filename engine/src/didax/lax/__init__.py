@@ -538,3 +538,8 @@ from didax._src.lax.stacking import (
 from didax._src.lax.stacking import (
     unstack as unstack,
 )
+from didax._src.lax.topk import batch_matmul as batch_matmul
+from didax._src.lax.topk import broadcast_shapes as broadcast_shapes
+from didax._src.lax.topk import collapse as collapse
+from didax._src.lax.topk import top_k as top_k
+from didax._src.lax.topk import top_k_p as top_k_p
