@@ -503,7 +503,18 @@ def test_debug_callback_as_jax(case):
 
 def test_debug_print_jaxpr_keeps_the_effect():
     jaxpr = didax.make_jaxpr(lambda x: didax.debug.print("x={}", x))(1.0)
-    assert "debug_callback[" in str(jaxpr)
+    assert "debug_print[" in str(jaxpr)
     assert jaxpr.effects and "Debug" in str(jaxpr.effects)
     closed = didax.make_jaxpr(lambda x: didax.debug.print("x={}", x, ordered=True))(1.0)
     assert "OrderedDebug" in str(closed.effects)
+
+
+@pytest.mark.parametrize("build", [
+    lambda jx: jx.make_jaxpr(lambda x: jx.debug.print("x={x} {}", x * 2, x=x))(1.0),
+    lambda jx: jx.make_jaxpr(lambda x: jx.debug.print("x={:.2f}", x, ordered=True))(1.0),
+    lambda jx: jx.make_jaxpr(jx.vmap(lambda x: jx.debug.print("x={}", x)))(
+        jx.numpy.ones(2)),
+    lambda jx: jx.make_jaxpr(jx.grad(lambda x: jx.debug.print("g={}", x) or x * x))(3.0),
+])
+def test_debug_print_jaxpr_text_as_jax(build):
+    assert str(build(didax)) == str(build(jax))

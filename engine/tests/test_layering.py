@@ -33,6 +33,7 @@ PLACEMENT: list[tuple[str, str]] = [
     ("pjit", "jit"), ("stages", "jit"),
     *[(m, "libraries") for m in ("numpy", "numpy.*", "random", "random_*", "prng",
                                  "prng_keys", "custom_derivatives", "callback", "nn",
+                                 "flatten_util", "ops",
                                  "nn_*", "scipy", "scipy.*")],
     *[(m, "transformations") for m in ("api", "api_extras", "pmap", "export",
                                        "export_format", "viz",

@@ -1,14 +1,17 @@
 """didax: a from-scratch implementation of JAX's design — tracing interpreters, jaxprs,
 jvp/vjp/grad, vmap, and jit compiled through XLA with jaxlib. `import didax as jax`."""
 
+from didax import core as core
 from didax import debug as debug
 from didax import dtypes as dtypes
 from didax import errors as errors
 from didax import experimental as experimental
 from didax import export as export
+from didax import flatten_util as flatten_util
 from didax import lax as lax
 from didax import nn as nn
 from didax import numpy as numpy
+from didax import ops as ops
 from didax import random as random
 from didax import scipy as scipy
 from didax import tree as tree

@@ -558,10 +558,18 @@ def vmap(fun: Callable, in_axes: Any = 0, out_axes: Any = 0, axis_name=None,
     check_callable(fun)
     if isinstance(in_axes, list):
         in_axes = tuple(in_axes)
+    _check_axes_spec(in_axes, out_axes)
 
     @functools.wraps(fun)
     def vmap_f(*args, **kwargs):
         flat_args, in_tree = tree_flatten((args, kwargs))
+        for x in flat_args:
+            if not isinstance(x, core.Tracer):
+                try:
+                    core.get_aval(x)
+                except TypeError:
+                    raise TypeError(f"Argument {x!r} of type {type(x)} is not a valid JAX "
+                                    "type") from None
         flat_axes = _flat_axes(in_axes, args, kwargs)
         flat_axes = [_canon_in_axis(ax, x) for ax, x in zip(flat_axes, flat_args)]
         paths = _arg_paths(fun, args, kwargs, in_tree)
@@ -574,7 +582,11 @@ def vmap(fun: Callable, in_axes: Any = 0, out_axes: Any = 0, axis_name=None,
         final = []
         for o, d, spec in zip(outs, out_dims, flat_out_axes):
             if spec is not None:
-                spec = spec % (np.ndim(o) + (d is None))
+                rank = np.ndim(o) + (d is None)
+                if not -rank <= spec < rank:
+                    raise ValueError(f"axis {spec} is out of bounds for array of dimension "
+                                     f"{rank}")
+                spec = spec % rank
             if spec is None and d is not None:
                 raise ValueError(f"at vmap out_axes, got axis spec None but output was "
                                  f"batched on axis {d}")
@@ -582,6 +594,19 @@ def vmap(fun: Callable, in_axes: Any = 0, out_axes: Any = 0, axis_name=None,
         return tree_unflatten(out_tree, final)
 
     return vmap_f
+
+
+def _check_axes_spec(in_axes, out_axes) -> None:
+    """JAX's TypeErrors for axis specs that are not ints/None (or containers of them)."""
+    if not (in_axes is None or type(in_axes) in (int, tuple)):
+        raise TypeError("vmap in_axes must be an int, None, or a tuple of entries "
+                        "corresponding to the positional arguments passed to the function, "
+                        f"but got {in_axes}.")
+    for name, spec in (("in_axes", in_axes), ("out_axes", out_axes)):
+        leaves = tree_flatten(spec, is_leaf=lambda x: x is None)[0]
+        if not all(v is None or type(v) is int for v in leaves):
+            raise TypeError(f"vmap {name} must be an int, None, or (nested) container with "
+                            f"those types as leaves, but got {spec}.")
 
 
 def _canon_in_axis(ax, x):
@@ -608,8 +633,6 @@ def _arg_paths(fun, args, kwargs, in_tree):
 
 
 def _flat_out_axes(out_axes, out_tree, outs):
-    if isinstance(out_axes, list):
-        out_axes = tuple(out_axes)
     try:
         return broadcast_prefix(out_axes, tree_unflatten(out_tree, outs),
                                 is_leaf=lambda x: x is None)

@@ -8,6 +8,8 @@ May import core, dtypes, config, xla_backend.
 
 from __future__ import annotations
 
+import sys
+
 import numpy as np
 
 from didax._src import core, dtypes, xla_backend
@@ -158,6 +160,33 @@ class Array:
     def is_fully_addressable(self) -> bool:
         return True
 
+    @property
+    def sharding(self) -> SingleDeviceSharding:
+        return SingleDeviceSharding(self.device)
+
+    @property
+    def addressable_shards(self) -> list:
+        index = tuple(slice(None) for _ in self.aval.shape)
+        return [Shard(self.device, index, 0, self)]
+
+    def addressable_data(self, index: int) -> Array:
+        if index != 0:
+            raise IndexError(f"list index out of range: {index}")
+        return self
+
+    def on_device_size_in_bytes(self) -> int:
+        return int(np.prod(self.aval.shape, dtype=np.int64)) * self.aval.dtype.itemsize
+
+    def to_device(self, device, *, stream=None) -> Array:
+        del stream
+        out = Array(self._value, self.aval)
+        out._device_buffer(device)
+        return out
+
+    def __array_namespace__(self, *, api_version=None):
+        del api_version
+        return sys.modules["didax.numpy"]
+
     is_fully_replicated = property(lambda self: True)
     committed = property(lambda self: self._buf is not None)
 
@@ -178,6 +207,46 @@ class Array:
 
     def __str__(self):
         return str(self._value)
+
+
+class SingleDeviceSharding:
+    """The sharding of an Array on one device (`Array.sharding`), as JAX names it."""
+
+    __slots__ = ("_device", "memory_kind")
+
+    def __init__(self, device, *, memory_kind: str = "device"):
+        self._device = device
+        self.memory_kind = memory_kind
+
+    @property
+    def device_set(self) -> set:
+        return {self._device}
+
+    is_fully_replicated = True
+    is_fully_addressable = True
+    num_devices = 1
+
+    def __eq__(self, other):
+        return isinstance(other, SingleDeviceSharding) and other._device == self._device
+
+    def __hash__(self):
+        return hash(("SingleDeviceSharding", self._device))
+
+    def __repr__(self):
+        return f"SingleDeviceSharding(device={self._device!r}, memory_kind={self.memory_kind})"
+
+
+class Shard:
+    """One addressable piece of an Array (the whole of it, on one device)."""
+
+    __slots__ = ("device", "index", "replica_id", "data")
+
+    def __init__(self, device, index, replica_id, data):
+        self.device, self.index, self.replica_id, self.data = device, index, replica_id, data
+
+    def __repr__(self):
+        return (f"Shard(device={self.device!r}, index={self.index}, "
+                f"replica_id={self.replica_id}, data={self.data!r})")
 
 
 def _reconstruct(value, weak_type):

@@ -473,18 +473,92 @@ def debug_print(fmt: str | None = None, *args: Any, ordered: bool = False,
         _FormatChecker().format(fmt, *args, **kwargs)
     first = next(iter(string.Formatter().parse(fmt)), None) if fmt else None
     placeholders = first is not None and first[1] is not None
-    options = np.get_printoptions()
+    flat_args, in_tree = tree_flatten((args, kwargs))
+    static, dyn = [], []
+    for i, a in enumerate(flat_args):
+        try:
+            core.get_aval(a)
+            dyn.append(a)
+        except TypeError:
+            static.append((i, a))
+    debug_print_p.bind(*dyn, fmt=fmt, has_placeholders=placeholders, in_tree=in_tree,
+                       logging_record=None,
+                       np_printoptions=tuple(np.get_printoptions().items()),
+                       ordered=ordered, partitioned=partitioned, static_args=tuple(static))
+    return None
 
-    def _print(*a, **k):
-        if placeholders:
-            with np.printoptions(**options):
-                msg = fmt.format(*a, **k)
+
+def _print_values(vals, *, fmt, has_placeholders, in_tree, np_printoptions, static_args,
+                  strong=False, **_):
+    """Formats and writes one debug.print line from the dynamic values (host arrays or
+    Arrays) and the static arguments."""
+    if _muted.depth:
+        return []
+    static = dict(static_args)
+    it = iter(vals)
+    leaves = [static[i] if i in static else next(it) for i in range(in_tree.num_leaves)]
+    a, k = tree_unflatten(in_tree, leaves)
+    with np.printoptions(**dict(np_printoptions)):
+        if has_placeholders:
+            msg = fmt.format(*a, **k)
         else:
             msg = " ".join((fmt, *(str(x) for x in a)))
-        sys.stdout.write(msg + "\n")
+    sys.stdout.write(msg + "\n")
+    return []
 
-    debug_callback(_print, *args, ordered=ordered, partitioned=partitioned, **kwargs)
-    return None
+
+def _debug_print_impl(*args, **params):
+    vals = []
+    for a in args:
+        if isinstance(a, Tracer):
+            raise core.escaped_tracer_error(a)
+        aval = core.get_aval(a)
+        plain = isinstance(aval, ShapedArray) and isinstance(aval.dtype, np.dtype)
+        vals.append(Array(np.array(a, aval.dtype), aval) if plain and type(a) is not Array
+                    else a)
+    return _print_values(vals, **params)
+
+
+def _debug_print_jvp(primals, tangents, **params):
+    return debug_print_p.bind(*primals, **params), []
+
+
+def _debug_print_batch(axis_data, vals, dims, **params):
+    """One line per example, each with that example's slices (as JAX unrolls it)."""
+    for i in range(axis_data.size):
+        debug_print_p.bind(*[v if d is None else _index(v, d, i) for v, d in zip(vals, dims)],
+                           **params)
+    return [], []
+
+
+class _HostPrinter:
+    """debug.print's formatting, called from compiled code with host arrays."""
+
+    def __init__(self, params: dict, avals):
+        self.params, self.avals = params, avals
+
+    def __call__(self, *vals):
+        arrays = [Array(np.array(v, a.dtype), a.strip_weak_type())
+                  if isinstance(a, ShapedArray) and isinstance(a.dtype, np.dtype) else v
+                  for v, a in zip(vals, self.avals)]
+        return _print_values(arrays, **self.params)
+
+    def __repr__(self):
+        return "_print"
+
+
+def _debug_print_lower(ctx, *args, **params):
+    _emit_callback(ctx, args, _HostPrinter(params, ctx.avals_in), (), params["ordered"], True)
+    return []
+
+
+debug_print_p = def_primitive(
+    "debug_print", abstract_eval=lambda *a, **p: [], impl=None,
+    eager_impl=_debug_print_impl, jvp=_debug_print_jvp,
+    transpose=lambda cts, *args, **p: [None] * len(args), batch=_debug_print_batch,
+    lower=None, multiple_results=True)
+pe.effects_rules[debug_print_p] = lambda ordered, **p: frozenset(
+    {ordered_debug_effect if ordered else debug_effect})
 
 
 # ----------------------------------------------------------------------------------------
@@ -556,3 +630,4 @@ def _debug_lower(ctx, *args, callback, effect, partitioned):
 lowering.lowerings[pure_callback_p] = _pure_lower
 lowering.lowerings[io_callback_p] = _io_lower
 lowering.lowerings[debug_callback_p] = _debug_lower
+lowering.lowerings[debug_print_p] = _debug_print_lower

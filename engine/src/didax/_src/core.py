@@ -36,7 +36,7 @@ from didax._src.source_info import SourceInfo
 class AbstractValue:
     __slots__ = ()
 
-    def str_short(self) -> str:
+    def str_short(self, short_dtypes: bool = False) -> str:
         return str(self)
 
 
@@ -100,15 +100,20 @@ class ShapedArray(AbstractValue):
             return ShapedArray(self.shape, self.dtype, self.weak_type)
         return ShapedArray(self.shape, dtypes.float0, self.weak_type)
 
-    def str_short(self) -> str:
-        return f"{dtypes.short_dtype_name(self.dtype)}[{','.join(map(str, self.shape))}]"
+    def str_short(self, short_dtypes: bool = False) -> str:
+        """`float32[3]` (`f32[3]` with short_dtypes, as jaxprs print it), as JAX's."""
+        if short_dtypes:
+            name = dtypes.short_dtype_name(self.dtype)
+        else:
+            name = "float0" if self.dtype == dtypes.float0 else self.dtype.name
+        return f"{name}[{','.join(map(str, self.shape))}]"
 
     def __repr__(self):
         w = ", weak_type=True" if self.weak_type else ""
-        name = "float0" if self.dtype == dtypes.float0 else self.dtype.name
-        return f"ShapedArray({name}[{','.join(map(str, self.shape))}]{w})"
+        return f"ShapedArray({self.str_short()}{w})"
 
-    __str__ = str_short
+    def __str__(self):
+        return ("~" if self.weak_type else "") + self.str_short()
 
 
 def _prod(xs) -> int:
@@ -126,7 +131,7 @@ class AbstractToken(AbstractValue):
     dtype = np.dtype(np.bool_)
     weak_type = False
 
-    def str_short(self) -> str:
+    def str_short(self, short_dtypes: bool = False) -> str:
         return "Tok"
 
     def to_tangent_aval(self):
@@ -218,6 +223,52 @@ class TypedScalar:
 
     def __repr__(self):
         return f"TypedScalar({self.val!r}, {self.aval.str_short()})"
+
+    # Arithmetic with Python numbers acts on the value, as on JAX's TypedFloat/TypedInt
+    # (float/int subclasses): a custom_vjp residual that was a Python float computes.
+    def __float__(self):
+        return float(self.val)
+
+    def __int__(self):
+        return int(self.val)
+
+    def __complex__(self):
+        return complex(self.val)
+
+    def __neg__(self):
+        return -self.val
+
+    def __pos__(self):
+        return +self.val
+
+    def __abs__(self):
+        return abs(self.val)
+
+
+def _typed_scalar_binop(name: str) -> Callable:
+    op = getattr(operator, name)
+
+    def method(self, other):
+        if type(other) is TypedScalar:
+            other = other.val
+        if type(other) not in (int, float, complex, bool):
+            return NotImplemented
+        return op(self.val, other)
+
+    def rmethod(self, other):
+        if type(other) not in (int, float, complex, bool):
+            return NotImplemented
+        return op(other, self.val)
+
+    return method, rmethod
+
+
+for _name in ("add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "lt", "le", "gt",
+              "ge"):
+    _m, _r = _typed_scalar_binop(_name)
+    setattr(TypedScalar, f"__{_name}__", _m)
+    if _name not in ("lt", "le", "gt", "ge"):
+        setattr(TypedScalar, f"__r{_name}__", _r)
 
 
 def typed_scalar(x, dtype, weak_type: bool = False) -> TypedScalar:
@@ -534,8 +585,13 @@ def _concrete_or_error(tracer: Tracer, op: str, err_cls):
     val = tracer.to_concrete_value()
     if val is not None:
         return np.asarray(val) if not isinstance(val, np.ndarray) else val
+    raise conversion_error(tracer, op, err_cls)
+
+
+def conversion_error(tracer: Tracer, op: str, err_cls=ConcretizationTypeError) -> Exception:
+    """The error of converting traced `tracer` with Python's `op` (int, float, ...)."""
     head = _OP_WORDS[op].format(_long_type(tracer.aval))
-    raise err_cls(f"{head}\n{_where_msg(tracer)}")
+    return err_cls(f"{head}\n{_where_msg(tracer)}")
 
 
 def concretization_error(x: Tracer, context: str = "") -> ConcretizationTypeError:
@@ -595,7 +651,7 @@ class Literal:
             s = "[...]"
         else:
             s = str(np.asarray(val).item())
-        return f"{s}:{self.aval.str_short()}"
+        return f"{s}:{self.aval.str_short(short_dtypes=True)}"
 
     def __repr__(self):
         return f"Literal({self.val})"

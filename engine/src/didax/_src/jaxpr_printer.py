@@ -88,7 +88,7 @@ def pp_var(v: Atom, context: PpContext) -> pp.Doc:
 
 def pp_vars(vs, context: PpContext, *, separator: str = "", print_shapes=False) -> pp.Doc:
     if print_shapes:
-        docs = [pp.text(f"{context.name(v)}:{v.aval.str_short()}") for v in vs]
+        docs = [pp.text(f"{context.name(v)}:{v.aval.str_short(short_dtypes=True)}") for v in vs]
     else:
         docs = [pp.text(context.name(v)) for v in vs]
     return pp.nest(2, pp.group(pp.join(pp.text(separator) + pp.group(pp.brk()), docs)))

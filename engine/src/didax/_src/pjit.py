@@ -470,8 +470,8 @@ class JitWrapped:
         self.keep_unused = keep_unused
         self.inline = inline
         self.name = fun_name(fun)
-        self._cache: dict = {}
-        self._fast: dict = {}
+        self._cache, self._fast = _shared_caches(fun, (static_argnums, static_argnames,
+                                                       donate_argnums, keep_unused, inline))
         self.trace_count = 0
         _all_jits.add(self)
         # jits made inside didax (jnp functions) are implementation details, not trace
@@ -533,7 +533,7 @@ class JitWrapped:
 
     def _donated_leaves(self, args, static, in_tree) -> tuple[bool, ...]:
         """donate_argnums as one flag per flat dynamic input (the jaxpr's donated_invars).
-        Donation is recorded, not performed: the CPU client keeps donated buffers alive."""
+        After a top-level call the donated input Arrays are deleted, as JAX deletes them."""
         n = len(args)
         donate = {i % n for i in self.donate_argnums if -n <= i < n}
         flags: list[bool] = []
@@ -567,6 +567,8 @@ class JitWrapped:
                 exe = entry.executable = compiled_for_jaxpr(entry.closed, self.name,
                                                              self.keep_unused)
             outs = exe.call(flat)
+            if self.donate_argnums:
+                _delete_donated(flat, entry.donated)
         else:
             outs = self.bind(entry, flat)
         return tree_unflatten(entry.out_tree, outs)
@@ -574,7 +576,7 @@ class JitWrapped:
     def _fast_miss(self, args, leaves, sig):
         """A top-level call of Arrays in tuples/lists/dicts whose signature has no fast
         entry yet: trace and compile as usual, then remember a direct call for it."""
-        if config.jax_disable_jit or self.static_argnums:
+        if config.jax_disable_jit or self.static_argnums or self.donate_argnums:
             return self._call(*args)
         entry, _, _ = self._trace(args, {})
         if entry.executable is None:
@@ -654,6 +656,25 @@ _all_jits: weakref.WeakSet = weakref.WeakSet()
 def _config_changed(name=None, value=None) -> None:
     for j in list(_all_jits):
         j.clear_cache()
+    _shared.clear()
+
+
+# Traces and executables are shared by every jit of the same function with the same
+# options, as JAX's: `jax.jit(f)(x)` written inside a loop traces f once.
+_shared: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def _shared_caches(fun, options) -> tuple[dict, dict]:
+    try:
+        per_fun = _shared.get(fun)
+        if per_fun is None:
+            per_fun = _shared[fun] = {}
+        caches = per_fun.get(options)
+        if caches is None:
+            caches = per_fun[options] = ({}, {})
+        return caches
+    except TypeError:  # not weakly referenceable or not hashable: caches of its own
+        return {}, {}
 
 
 config.add_observer(_config_changed)
@@ -703,6 +724,14 @@ def _make_fast1(execute, handlers, aval) -> Callable:
     return fast1
 
 
+def _delete_donated(flat, donated) -> None:
+    """Donated input Arrays are consumed by the call, as JAX's (using one afterwards
+    raises "Array has been deleted")."""
+    for x, d in zip(flat, donated):
+        if d and type(x) is Array:
+            x.delete()
+
+
 def _signature(x, leaves: list, sig: list) -> bool:
     """Flattens Arrays nested in tuples, lists and dicts (what jitted functions are called
     with) into leaves, in tree_flatten's order, and appends to sig the structure and each
@@ -739,13 +768,21 @@ def _has_tracer(flat) -> bool:
     return False
 
 
-def jit(fun: Callable, *, static_argnums: int | Sequence[int] | None = None,
+def jit(fun: Callable | None = None, *, static_argnums: int | Sequence[int] | None = None,
         static_argnames: str | Sequence[str] | None = None,
         donate_argnums: int | Sequence[int] | None = None,
         donate_argnames=None, keep_unused: bool = False, device=None, backend=None,
         inline: bool = False, in_shardings=None, out_shardings=None, compiler_options=None,
         abstracted_axes=None) -> JitWrapped:
-    """Compiles fun with XLA: traced once per (static args, input types), then cached."""
+    """Compiles fun with XLA: traced once per (static args, input types), then cached.
+    Without fun, returns a decorator (`@jit(static_argnums=1)`)."""
+    if fun is None:
+        return functools.partial(
+            jit, static_argnums=static_argnums, static_argnames=static_argnames,
+            donate_argnums=donate_argnums, donate_argnames=donate_argnames,
+            keep_unused=keep_unused, device=device, backend=backend, inline=inline,
+            in_shardings=in_shardings, out_shardings=out_shardings,
+            compiler_options=compiler_options, abstracted_axes=abstracted_axes)
     if not callable(fun):
         raise TypeError(f"Expected a callable value, got {fun}")
     static_argnums = () if static_argnums is None else ensure_index_tuple(static_argnums)
@@ -758,7 +795,14 @@ def jit(fun: Callable, *, static_argnums: int | Sequence[int] | None = None,
     donate_argnames = tuple(donate_argnames or ())
     _validate_arg_spec(fun, static_argnums, static_argnames, donate, donate_argnames)
     static_argnums, static_argnames = _infer_static(fun, static_argnums, static_argnames)
-    donate, _ = _infer_static(fun, donate, donate_argnames)
+    donate, donate_argnames = _infer_static(fun, donate, donate_argnames)
+    both = set(static_argnames) & set(donate_argnames)
+    if both:
+        raise ValueError("static_argnames and donate_argnames cannot intersect. Argument "
+                         f"names {both} appear in both static_argnames and donate_argnames")
+    if set(static_argnums) & set(donate):
+        raise ValueError(f"`static_argnums` {sorted(set(static_argnums))} and "
+                         f"`donate_argnums` {sorted(set(donate))} cannot intersect.")
     wrapped = JitWrapped(fun, static_argnums, static_argnames, donate, keep_unused, inline)
     wrapped._recordable = not source_info._is_internal(sys._getframe(1).f_code.co_filename)
     return wrapped

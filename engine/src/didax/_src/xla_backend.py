@@ -71,7 +71,14 @@ def _register_lapack(c) -> None:
         pass
 
 
-def devices() -> list:
+def devices(backend=None) -> list:
+    """The CPU devices (`backend` may be None, "cpu" or the CPU client itself)."""
+    if backend is not None and not (isinstance(backend, str) and backend.lower() == "cpu") \
+            and backend is not _state.get("client"):
+        raise RuntimeError(f"Unknown backend: '{backend}' requested, but no platforms that "
+                           f"are instances of {backend} are present. Platforms present are: "
+                           "cpu" if isinstance(backend, str) else
+                           f"Unknown backend {backend!r}")
     return list(client().devices())
 
 

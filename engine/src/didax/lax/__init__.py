@@ -339,6 +339,7 @@ from didax._src.lax.parallel import (
 from didax._src.lax.parallel import (
     psum_p as psum_p,
 )
+from didax._src.lax.reductions import Precision as Precision
 from didax._src.lax.reductions import (
     argmax as argmax,
 )

@@ -115,6 +115,14 @@ class JVPTracer(Tracer):
     def to_concrete_value(self):
         return core.concrete_value_of(self.primal)
 
+    # As JAX's: a differentiated value may steer Python control flow (bool, int), but
+    # float()/complex() would silently drop its derivative, so they are errors.
+    def __float__(self):
+        raise core.conversion_error(self, "float")
+
+    def __complex__(self):
+        raise core.conversion_error(self, "complex")
+
     def __repr__(self):
         return f"JVPTracer(primal={self.primal!r}, tangent={self.tangent!r})"
 

@@ -8,6 +8,7 @@ May import core, dtypes, array, the interpreters and lax._define.
 
 from __future__ import annotations
 
+import builtins
 import enum
 import math
 
@@ -98,7 +99,11 @@ class RoundingMethod(enum.IntEnum):
 
 
 def _one(x):
-    return np.array(1, dtype=core.get_aval(x).dtype)[()]
+    """A scalar 1 of x's dtype and weak type (JAX's `full_like(x, 1, shape=())`)."""
+    aval = core.get_aval(x)
+    if aval.weak_type:
+        return core.typed_scalar(1, aval.dtype, weak_type=True)
+    return np.array(1, dtype=aval.dtype)[()]
 
 
 def _const(x, val):
@@ -107,7 +112,8 @@ def _const(x, val):
     aval = core.get_aval(x)
     dt = aval.dtype
     if aval.weak_type and not aval.shape:
-        py = complex if dtypes.is_complex(dt) else float if dtypes.is_inexact(dt) else int
+        py = (builtins.complex if dtypes.is_complex(dt) else
+              builtins.float if dtypes.is_inexact(dt) else builtins.int)
         if core.get_aval(py(0)).dtype == dt:
             return core.typed_scalar(val, dt, weak_type=True)
     return np.array(val, dt)[()]

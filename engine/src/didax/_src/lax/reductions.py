@@ -7,6 +7,7 @@ May import core, dtypes, the interpreters, lax._define, lax.lax and lax.shapes.
 
 from __future__ import annotations
 
+import enum
 import functools
 import math
 import operator
@@ -769,6 +770,9 @@ def _dot_general_lower(ctx, lhs, rhs, *, dimension_numbers, precision,
             f"[{', '.join(map(str, rb))}], lhs_contracting_dimensions = "
             f"[{', '.join(map(str, lc))}], rhs_contracting_dimensions = "
             f"[{', '.join(map(str, rc))}]>")
+    if precision is not None:
+        attr += (", precision_config = [" + ", ".join(
+            f"#stablehlo<precision {p.name}>" for p in precision) + "]")
     return fn.op1("stablehlo.dot_general", [lhs, rhs], out, attr)
 
 
@@ -786,8 +790,51 @@ dot_general_p = def_primitive(
 ad.defbilinear(dot_general_p, _dot_transpose_lhs, _dot_transpose_rhs)
 
 
+class Precision(enum.Enum):
+    """`jax.lax.Precision`: the precision of a matrix product's operands."""
+
+    DEFAULT = 0
+    HIGH = 1
+    HIGHEST = 2
+
+    def __str__(self) -> str:
+        return self.name
+
+    def __repr__(self) -> str:
+        return f"Precision.{self.name}"
+
+
+_PRECISION_NAMES = {
+    "default": Precision.DEFAULT, "bfloat16": Precision.DEFAULT,
+    "fastest": Precision.DEFAULT, "high": Precision.HIGH, "bfloat16_3x": Precision.HIGH,
+    "tensorfloat32": Precision.HIGH, "highest": Precision.HIGHEST,
+    "float32": Precision.HIGHEST}
+
+
+def canonicalize_precision(precision):
+    """None, a Precision or its name, or a pair of them -> None or (lhs, rhs) Precisions,
+    as JAX's."""
+    if precision is None:
+        return None
+    if isinstance(precision, str):
+        if precision.lower() not in _PRECISION_NAMES:
+            raise ValueError(f"Unrecognized precision string {precision!r}")
+        precision = _PRECISION_NAMES[precision.lower()]
+    if isinstance(precision, Precision):
+        return (precision, precision)
+    if isinstance(precision, (tuple, list)) and len(precision) == 2 and all(
+            isinstance(p, Precision) for p in precision):
+        return tuple(precision)
+    if isinstance(precision, (tuple, list)) and len(precision) == 2 and all(
+            isinstance(p, str) for p in precision):
+        return tuple(canonicalize_precision(p)[0] for p in precision)
+    raise ValueError(f"Precision argument must be one of:\n- None,\n- a string, a "
+                     f"Precision or a pair of them; got {precision!r}")
+
+
 def dot_general(lhs, rhs, dimension_numbers, precision=None, preferred_element_type=None,
                 out_sharding=None):
+    precision = canonicalize_precision(precision)
     (lc, rc), (lb, rb) = dimension_numbers
     dn = ((tuple(int(d) for d in lc), tuple(int(d) for d in rc)),
           (tuple(int(d) for d in lb), tuple(int(d) for d in rb)))

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from didax._src import core
 from didax._src.interpreters import lowering
 from didax._src.lax import lax
 from didax._src.lax._define import (
@@ -28,9 +27,8 @@ def _erfc_impl(x):
 
 
 def _erfc_jvp(g, x):
-    dt = core.get_aval(x).dtype
-    scale = np.array(-2.0 / np.sqrt(np.pi), dt)[()]
-    return lax.mul(lax.mul(scale, g), lax.exp(lax.neg(lax.square(x))))
+    return lax.mul(lax._const(x, -2.0 / np.sqrt(np.pi)),
+                   lax.mul(g, lax.exp(lax.neg(lax.square(x)))))
 
 
 erfc_p = def_primitive(

@@ -140,8 +140,8 @@ def _view(self, dtype=None, type=None):  # noqa: A002
 
 def _item(self, *args):
     if isinstance(self, Tracer):
-        return core.concrete_or_error(None, self, "The item() method was called on a "
-                                      "traced array").item(*args)
+        return np.asarray(core.concrete_or_error(None, self, "The item() method was called "
+                                                 "on a traced array")).item(*args)
     return self._value.item(*args)
 
 
@@ -211,6 +211,14 @@ def _install_methods(cls) -> None:
     cls.at = property(lambda self: indexing.IndexUpdateHelper(self))
     cls.nonzero = lambda self, *, size=None, fill_value=None: indexing.nonzero(
         self, size=size, fill_value=fill_value)
+    cls.__setitem__ = _setitem
+
+
+def _setitem(self, idx, value):
+    raise TypeError("JAX arrays are immutable and do not support in-place item assignment. "
+                    "Instead of x[idx] = y, use x = x.at[idx].set(y) or another .at[] "
+                    "method: https://docs.jax.dev/en/latest/_autosummary/jax.numpy.ndarray"
+                    ".at.html")
 
 
 for _cls in (Array, Tracer):

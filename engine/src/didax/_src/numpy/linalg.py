@@ -180,8 +180,9 @@ def _lu(a):
     perm = broadcast_to(shapes.iota(np.int32, n), (*batch, n))
     odd = lax.full(batch, False, np.bool_)
     for k in range(n):
-        p = lax.add(red.argmax(_pivot_magnitude(a[..., k:, k]), axis=-1), np.int32(k))
-        p = lax.convert_element_type(p, np.int32)
+        p = lax.convert_element_type(red.argmax(_pivot_magnitude(a[..., k:, k]), axis=-1),
+                                     np.int32)
+        p = lax.add(p, np.int32(k))
         a = _swap_rows(a, k, p)
         perm = _swap_rows(shapes.expand_dims(perm, (np.ndim(perm),)), k, p)[..., 0]
         odd = lax.bitwise_xor(odd, lax.ne(p, np.int32(k)))

@@ -53,7 +53,7 @@ def aval_data(aval) -> dict:
         "shape": [int(d) for d in getattr(aval, "shape", ())],
         "dtype": "token" if isinstance(aval, core.AbstractToken) else dtype.name,
         "weak_type": bool(getattr(aval, "weak_type", False)),
-        "short": aval.str_short(),
+        "short": aval.str_short(short_dtypes=True),
     }
 
 

@@ -121,12 +121,22 @@ def _bind_branches(index, funs, names, operands, api: str):
     avals = [core.get_aval(x) for x in flat]
     # JAX traces (and orders constants) true_fun first for cond, in branch order for switch
     order = [1, 0] if api == "cond" else list(range(len(funs)))
-    traced_o = [common.trace_jaxpr(funs[i], in_tree, avals, api) for i in order]
+    # The same function given twice is traced once and its jaxpr shared, as JAX's
+    # tracing cache does (printed once, `let jaxpr = ... in cond[branches=(jaxpr jaxpr)]`).
+    memo: dict = {}
+    traced_o = []
+    for i in order:
+        key = id(funs[i])
+        if key not in memo:
+            memo[key] = common.trace_jaxpr(funs[i], in_tree, avals, api)
+        traced_o.append(memo[key])
     jaxprs_o, consts = common.merge_common_consts([t[0] for t in traced_o],
                                                   [t[1] for t in traced_o])
     traced, jaxprs = [None] * len(funs), [None] * len(funs)
+    first: dict = {}
     for k, i in enumerate(order):
-        traced[i], jaxprs[i] = traced_o[k], jaxprs_o[k]
+        j = first.setdefault(id(funs[i]), k)
+        traced[i], jaxprs[i] = traced_o[k], jaxprs_o[j]
     ref = 1 if api == "cond" else 0  # JAX's messages compare against true_fun / branch 0
     for i, (jaxpr, _, tree) in enumerate(traced):
         if i != ref:
@@ -136,7 +146,9 @@ def _bind_branches(index, funs, names, operands, api: str):
     fwds = [common.jaxpr_forwarding(j.jaxpr) for j in jaxprs]
     in_fwd = [f[0] if len(set(f)) == 1 else None for f in zip(*fwds)]
     keep = [f is None for f in in_fwd]
-    jaxprs = [common.prune_outputs(j, keep) for j in jaxprs]
+    pruned: dict = {}
+    jaxprs = [pruned[id(j)] if id(j) in pruned else
+              pruned.setdefault(id(j), common.prune_outputs(j, keep)) for j in jaxprs]
     outs = iter(cond_p.bind(index, *consts, *flat, branches=tuple(jaxprs)))
     inputs = [*consts, *flat]
     result = [next(outs) if f is None else common.as_value(inputs[f]) for f in in_fwd]

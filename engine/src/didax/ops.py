@@ -1,0 +1,8 @@
+"""`jax.ops`: segment reductions."""
+
+from didax._src.ops import segment_max as segment_max
+from didax._src.ops import segment_min as segment_min
+from didax._src.ops import segment_prod as segment_prod
+from didax._src.ops import segment_sum as segment_sum
+
+__all__ = ["segment_max", "segment_min", "segment_prod", "segment_sum"]
