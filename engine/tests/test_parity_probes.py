@@ -217,3 +217,21 @@ def test_same_branch_function_is_one_shared_jaxpr():
                 str(m.make_jaxpr(lambda i, x: m.lax.switch(i, [inc, lambda x: x * 2, inc],
                                                            x))(1, 1.0)))
     same(make)
+
+
+def test_aot_stage_avals_and_shardings():
+    outs = []
+    for m, _ in BOTH:
+        f = m.jit(lambda x, y: (x * y, x + 1))
+        t = f.trace(1.0, 2.0)
+        lo = t.lower()
+        c = lo.compile()
+        outs.append(tuple(map(repr, (t.out_avals, lo.in_avals, c.in_avals,
+                                     c.input_shardings, c.output_shardings))))
+    assert outs[0] == outs[1]
+
+
+def test_lowered_text_names_results_as_jax():
+    texts = [m.jit(lambda x, y: (x * y, {"a": x + 1, "b": [y]})).lower(1.0, 2.0).as_text()
+             for m, _ in BOTH]
+    assert texts[0] == texts[1]

@@ -67,6 +67,10 @@ class Traced:
         return tree_unflatten(self.in_tree, self.jaxpr.in_avals)
 
     @property
+    def out_avals(self):
+        return tree_unflatten(self.out_tree, self.jaxpr.out_avals)
+
+    @property
     def args_info(self):
         donated = self._entry.donated
         return tree_unflatten(self.in_tree, [ArgInfo(a, d) for a, d in
@@ -127,7 +131,8 @@ class Lowered:
         self._ordered = any(getattr(e, "ordered", False) for e in jaxpr.effects)
         module = lowering.lower_jaxpr_to_module(ClosedJaxpr(jaxpr, consts),
                                                 name=f"jit_{_sym(traced.fun_name)}",
-                                                ordered_effects=self._ordered)
+                                                ordered_effects=self._ordered,
+                                                result_infos=_result_infos(traced.out_tree))
         self._module = module
         self._text = module.text()
         self.in_tree = traced.in_tree
@@ -136,6 +141,10 @@ class Lowered:
     @property
     def out_info(self):
         return _strong_out_info(self._traced)
+
+    @property
+    def in_avals(self):
+        return self._traced.in_avals
 
     @property
     def args_info(self):
@@ -170,6 +179,20 @@ class Lowered:
         return Compiled(traced, xla_exe)
 
 
+def _result_infos(out_tree) -> list[str]:
+    """JAX's names of the outputs: `result` plus each leaf's key path."""
+    from didax._src.tree_util import tree_flatten_with_path  # noqa: PLC0415
+
+    dummy = tree_unflatten(out_tree, list(range(out_tree.num_leaves)))
+    return ["result" + keystr(path) for path, _ in tree_flatten_with_path(dummy)[0]]
+
+
+def _sharding():
+    from didax._src.array import SingleDeviceSharding  # noqa: PLC0415
+
+    return SingleDeviceSharding(xla_backend.default_device())
+
+
 def _sym(name: str) -> str:
     """A function name as an MLIR symbol, spelled as JAX spells it (`<lambda>` -> `_lambda`)."""
     name = name.replace("<", "_").replace(">", "")
@@ -196,6 +219,18 @@ class Compiled:
     @property
     def args_info(self):
         return self._traced.args_info
+
+    @property
+    def in_avals(self):
+        return self._traced.in_avals
+
+    @property
+    def input_shardings(self):
+        return tree_unflatten(self.in_tree, [_sharding()] * self.in_tree.num_leaves)
+
+    @property
+    def output_shardings(self):
+        return tree_unflatten(self.out_tree, [_sharding()] * self.out_tree.num_leaves)
 
     def as_text(self) -> str:
         return self._exe.exe.hlo_modules()[0].to_string()

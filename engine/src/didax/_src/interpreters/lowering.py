@@ -227,7 +227,7 @@ def lower_jaxpr_body(fn: FuncBuilder, jaxpr: Jaxpr, consts: Sequence[Any],
 
 
 def lower_function(module: ModuleBuilder, name: str, closed: ClosedJaxpr, public=False,
-                   token_in: bool = False) -> str:
+                   token_in: bool = False, result_infos: Sequence[str] | None = None) -> str:
     """Emits closed as `func.func @name`; returns the symbol name actually used.
 
     token_in: the function threads an effect token for ordered effects — a private function
@@ -253,7 +253,11 @@ def lower_function(module: ModuleBuilder, name: str, closed: ClosedJaxpr, public
     if token_in and not public:
         outs = [tokens.token, *outs]
         params.insert(0, "%argtok: !stablehlo.token")
-    results = ", ".join(ir_type(o.aval) for o in outs)
+    if result_infos is not None and len(result_infos) == len(outs):
+        results = ", ".join(f'{ir_type(o.aval)} {{jax.result_info = "{info}"}}'
+                            for o, info in zip(outs, result_infos))
+    else:
+        results = ", ".join(ir_type(o.aval) for o in outs)
     fn.op("func.return", outs, [])
     vis = "public" if public else "private"
     body = "\n".join(fn.lines)
@@ -263,9 +267,12 @@ def lower_function(module: ModuleBuilder, name: str, closed: ClosedJaxpr, public
 
 
 def lower_jaxpr_to_module(closed: ClosedJaxpr, name: str = "jit_f", ordered_effects=False,
-                          num_replicas: int = 1) -> ModuleBuilder:
+                          num_replicas: int = 1,
+                          result_infos: Sequence[str] | None = None) -> ModuleBuilder:
+    """result_infos: per output, JAX's `jax.result_info` path (`result`, `result[0]`)."""
     module = ModuleBuilder(name, num_replicas=num_replicas)
-    lower_function(module, "main", closed, public=True, token_in=ordered_effects)
+    lower_function(module, "main", closed, public=True, token_in=ordered_effects,
+                   result_infos=result_infos)
     return module
 
 
