@@ -21,7 +21,8 @@ ORDER = ["foundation", "core", "interpreters", "runtime", "lax", "jit", "librari
          "transformations", "public"]
 # (module pattern relative to didax._src, layer); the first matching pattern wins.
 PLACEMENT: list[tuple[str, str]] = [
-    *[(m, "foundation") for m in ("util", "source_info", "errors", "pretty_printer",
+    *[(m, "foundation") for m in ("util", "source_info", "errors", "tracer_errors",
+                                  "pretty_printer",
                                   "config", "dtypes", "_promotion", "pytree", "tree_util")],
     ("core", "core"), ("jaxpr_printer", "core"), ("api_util", "core"),
     ("interpreters", "interpreters"), ("interpreters.*", "interpreters"),

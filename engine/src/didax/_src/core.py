@@ -24,9 +24,15 @@ from didax._src.errors import (
     TracerArrayConversionError,
     TracerBoolConversionError,
     TracerIntegerConversionError,
-    UnexpectedTracerError,
 )
 from didax._src.source_info import SourceInfo
+from didax._src.tracer_errors import (  # noqa: F401 - part of core's API
+    _long_type,
+    _where_msg,
+    concretization_error,
+    conversion_error,
+    escaped_tracer_error,
+)
 
 # ----------------------------------------------------------------------------------------
 # Abstract values
@@ -446,22 +452,6 @@ eval_trace = EvalTrace()
 trace_ctx.trace = eval_trace
 
 
-def escaped_tracer_error(tracer: Tracer, detail: str | None = None) -> UnexpectedTracerError:
-    msg = (
-        "Encountered an unexpected tracer. A function transformed by JAX had a side effect, "
-        "allowing for a reference to an intermediate value with type "
-        f"{tracer.aval.str_short()} wrapped in a {type(tracer).__name__} to escape the scope "
-        "of the transformation.\nJAX transformations require that functions explicitly "
-        "return their outputs, and disallow saving intermediate values to global state."
-    )
-    origin = getattr(tracer, "_origin", None)
-    if origin is not None:
-        msg += f"\nThe tracer was created at {source_info.summarize(origin)}."
-    if detail:
-        msg += "\n" + detail
-    return UnexpectedTracerError(msg)
-
-
 class Tracer:
     """A value being traced by some trace. Array operators are installed on this class by
     didax.numpy (as JAX does), so user code sees an array-like object."""
@@ -548,57 +538,11 @@ def concrete_value_of(x):
     return x
 
 
-_ABSTRACT = "Abstract tracer value encountered where concrete value is expected: "
-_CONVERT_TIP = ("The problem arose with the `{0}` function. If trying to convert the data "
-                "type of a value, try using `x.astype({0})` or `jnp.array(x, {0})` instead.")
-# op -> the head of the error message (JAX's words); {} is the traced array's type
-_OP_WORDS = {
-    "bool": "Attempted boolean conversion of traced array with shape {}.",
-    "index": "The __index__() method was called on traced array with shape {}",
-    "int": _ABSTRACT + "traced array with shape {}\n" + _CONVERT_TIP.format("int"),
-    "float": _ABSTRACT + "traced array with shape {}\n" + _CONVERT_TIP.format("float"),
-    "complex": _ABSTRACT + "traced array with shape {}\n" + _CONVERT_TIP.format("complex"),
-    "item": _ABSTRACT + "traced array with shape {}\nThis occurred in the item() method "
-                        "of jax.Array",
-    "tolist": _ABSTRACT + "traced array with shape {}\nThis occurred in the tolist() "
-                          "method of jax.Array",
-}
-
-
-def _long_type(aval) -> str:
-    """float32[2,3] (how JAX names a traced array's type in error messages)."""
-    return f"{aval.dtype.name}[{','.join(map(str, aval.shape))}]"
-
-
-def _where_msg(tracer: Tracer) -> str:
-    loc = source_info.current()
-    trace = tracer._trace
-    what = getattr(trace, "debug_desc", None) or type(trace).__name__
-    line = f" at {loc.file}:{loc.line} (in {loc.function})" if loc else ""
-    return (
-        f"The error occurred while tracing{line} for {what}. This concrete value was not "
-        "available in Python because it depends on the value of a traced argument."
-    )
-
-
 def _concrete_or_error(tracer: Tracer, op: str, err_cls):
     val = tracer.to_concrete_value()
     if val is not None:
         return np.asarray(val) if not isinstance(val, np.ndarray) else val
     raise conversion_error(tracer, op, err_cls)
-
-
-def conversion_error(tracer: Tracer, op: str, err_cls=ConcretizationTypeError) -> Exception:
-    """The error of converting traced `tracer` with Python's `op` (int, float, ...)."""
-    head = _OP_WORDS[op].format(_long_type(tracer.aval))
-    return err_cls(f"{head}\n{_where_msg(tracer)}")
-
-
-def concretization_error(x: Tracer, context: str = "") -> ConcretizationTypeError:
-    msg = f"{_ABSTRACT}traced array with shape {_long_type(x.aval)}\n"
-    if context:
-        msg += context + "\n"
-    return ConcretizationTypeError(msg + _where_msg(x))
 
 
 def concrete_or_error(force: Callable | None, val, context: str = ""):
