@@ -369,6 +369,14 @@ rec("sort_two_keys", ("sort",),
     (f32, i32), shapes=[((2, 5), (2, 5), (2, 5))], kinds="small")
 rec("sort_key_val", ("sort",), lambda jnp, lax: lambda k, v: lax.sort_key_val(k, v),
     (f32, i32), shapes=[((3, 5), (3, 5))], kinds="small")
+rec("fft", ("fft",), lambda jnp, lax: lambda x: lax.fft(x, lax.FftType.FFT, (4,)),
+    (c64,), shapes=[((3, 4),)])
+rec("ifft2", ("fft",), lambda jnp, lax: lambda x: lax.fft(x, lax.FftType.IFFT, (3, 4)),
+    (c64,), shapes=[((2, 3, 4),)])
+rec("rfft", ("fft",), lambda jnp, lax: lambda x: lax.fft(x, lax.FftType.RFFT, (4,)),
+    (f32,), shapes=[((3, 4),)])
+rec("irfft", ("fft",), lambda jnp, lax: lambda x: lax.fft(x, lax.FftType.IRFFT, (6,)),
+    (c64,), shapes=[((3, 4),)])
 rec("top_k", ("top_k",), lambda jnp, lax: lambda x: lax.top_k(x, 2), FLOAT + INT,
     shapes=[((3, 5),), ((4,),)])
 rec("top_k_axis0_ties", ("top_k",), lambda jnp, lax: lambda x: lax.top_k(x, 3, axis=0),

@@ -36,6 +36,9 @@ from didax._src.lax.control_flow import (
 from didax._src.lax.control_flow import (
     while_p as while_p,
 )
+from didax._src.lax.fft import FftType as FftType
+from didax._src.lax.fft import fft as fft
+from didax._src.lax.fft import fft_p as fft_p
 from didax._src.lax.lax import (
     RoundingMethod as RoundingMethod,
 )

@@ -81,4 +81,5 @@ for _m in (_uf, _um, _red, _ac, _mp, _io, _pr, _so, _stats, _pad, _es, _set, _nm
 del _m, _export
 globals().update(_ufa._jax_ufuncs())
 
+from didax.numpy import fft as fft  # noqa: E402
 from didax.numpy import linalg as linalg  # noqa: E402
