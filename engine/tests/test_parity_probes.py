@@ -68,7 +68,9 @@ def test_donated_arguments_are_consumed():
         x = n.ones(3)
         y = m.jit(lambda v: v + 1, donate_argnums=0)(x)
         assert x.is_deleted() and not y.is_deleted()
-        with pytest.raises(RuntimeError, match="deleted"):
+        # JAX raises RuntimeError, or ValueError from Execute once its add is compiled
+        with pytest.raises(RuntimeError if m is didax else (RuntimeError, ValueError),
+                           match="deleted"):
             x + 1
 
 

@@ -283,6 +283,8 @@ def to_numpy(x, aval=None) -> np.ndarray:
         return x if x.dtype == dt else x.astype(dt)
     if aval is None:
         aval = core.get_aval(x)
+    if t is int:
+        return core.host_scalar(x, aval.dtype)
     return np.asarray(x, aval.dtype)
 
 

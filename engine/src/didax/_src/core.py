@@ -220,7 +220,7 @@ class TypedScalar:
         self.aval = ShapedArray((), dtype, weak_type)
 
     def __array__(self, dtype=None, copy=None):
-        return np.asarray(self.val, dtype or self.aval.dtype)
+        return host_scalar(self.val, dtype or self.aval.dtype)
 
     shape = ()
     ndim = 0
@@ -275,6 +275,17 @@ for _name in ("add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "lt", "l
     setattr(TypedScalar, f"__{_name}__", _m)
     if _name not in ("lt", "le", "gt", "ge"):
         setattr(TypedScalar, f"__r{_name}__", _r)
+
+
+def host_scalar(val, dtype) -> np.ndarray:
+    """A Python scalar as a 0-d NumPy array of dtype; Python ints out of the dtype's range
+    wrap around (two's complement), as JAX converts them."""
+    dtype = np.dtype(dtype)
+    if type(val) is int and dtype.kind in "iu":
+        info = np.iinfo(dtype)
+        if not info.min <= val <= info.max:
+            return np.asarray(val & ((1 << 64) - 1), np.uint64).astype(dtype)
+    return np.asarray(val, dtype)
 
 
 def typed_scalar(x, dtype, weak_type: bool = False) -> TypedScalar:

@@ -121,7 +121,16 @@ def _const(x, val):
 
 neg_p = _unop("neg", _num, np.negative, None, lowering.unary("stablehlo.negate"),
               transpose=None)
-sign_p = _unop("sign", _num, np.sign, ZERO_JVP, lowering.unary("stablehlo.sign"))
+def _sign_lower(ctx, x):
+    """stablehlo.sign has no unsigned form: x != 0, converted (as JAX lowers it)."""
+    out = ctx.avals_out[0]
+    if dtypes.is_unsigned(x.aval.dtype):
+        zero = lowering.full_like(ctx.fn, 0, x.aval)
+        return lowering.convert(ctx.fn, lowering.compare_op(ctx.fn, x, zero, "NE"), out.dtype)
+    return ctx.fn.op1("stablehlo.sign", [x], out)
+
+
+sign_p = _unop("sign", _num, np.sign, ZERO_JVP, _sign_lower)
 floor_p = _unop("floor", _float, np.floor, ZERO_JVP, lowering.unary("stablehlo.floor"))
 ceil_p = _unop("ceil", _float, np.ceil, ZERO_JVP, lowering.unary("stablehlo.ceil"))
 is_finite_p = _unop("is_finite", _float, np.isfinite, ZERO_JVP,
@@ -181,7 +190,14 @@ conj_p = _unop("conj", _float_or_complex, np.conj, None, None,
                result_dtype=lambda dt, **p: np.dtype(p["input_dtype"]) if
                dtypes.is_complex(p["input_dtype"]) else dtypes.to_complex_dtype(dt),
                transpose=None)
-abs_p = _unop("abs", _num, np.abs, None, lowering.unary("stablehlo.abs"),
+def _abs_lower(ctx, x):
+    """|x|; unsigned integers are their own absolute value (stablehlo.abs is signed)."""
+    if dtypes.is_unsigned(x.aval.dtype):
+        return x
+    return ctx.fn.op1("stablehlo.abs", [x], ctx.avals_out[0])
+
+
+abs_p = _unop("abs", _num, np.abs, None, _abs_lower,
               result_dtype=lambda dt, **p: dtypes.real_dtype(dt) if dtypes.is_complex(dt)
               else dt)
 
@@ -406,9 +422,18 @@ mul_p = _binop("mul", [_num, _num], np.multiply, None, lowering.binary("stablehl
                transpose=None)
 div_p = _binop("div", [_num, _num], _int_div, None, lowering.binary("stablehlo.divide"),
                transpose=None)
-rem_p = _binop("rem", [_num, _num], _int_rem, None, lowering.binary("stablehlo.remainder"))
+rem_p = _binop("rem", [_int + _float, _int + _float], _int_rem, None,
+               lowering.binary("stablehlo.remainder"))
+def _pow_lower(ctx, x, y):
+    """An integer exponent is converted to the base's type first, as JAX lowers it."""
+    out = ctx.avals_out[0]
+    if y.aval.dtype != x.aval.dtype:
+        y = lowering.convert(ctx.fn, y, x.aval.dtype)
+    return ctx.fn.op1("stablehlo.power", lowering._same_shape(ctx.fn, [x, y], out), out)
+
+
 pow_p = _binop("pow", [_float_or_complex, _int + _float_or_complex], np.power, None,
-               lowering.binary("stablehlo.power"), require_same=False)
+               _pow_lower, require_same=False)
 max_p = _binop("max", [_any, _any], np.maximum, None, lowering.binary("stablehlo.maximum"))
 min_p = _binop("min", [_any, _any], np.minimum, None, lowering.binary("stablehlo.minimum"))
 atan2_p = _binop("atan2", [_float_or_complex, _float_or_complex], np.arctan2, None,

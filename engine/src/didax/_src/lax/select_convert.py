@@ -217,14 +217,25 @@ def _convert_element_type_abstract_eval(x, *, new_dtype, weak_type, sharding):
 
 def _convert_impl(x, *, new_dtype, weak_type, sharding):
     new_dtype = np.dtype(new_dtype)
-    if dtypes.is_complex(x.dtype) and not dtypes.is_complex(new_dtype):
-        x = np.real(x)
     if new_dtype == np.bool_:
         return x != 0
+    if dtypes.is_complex(x.dtype) and not dtypes.is_complex(new_dtype):
+        x = np.real(x)
     if dtypes.is_int(new_dtype) and dtypes.is_float(x.dtype):
-        info = np.iinfo(new_dtype)
-        x = np.where(np.isnan(x), 0, np.clip(np.trunc(x), info.min, info.max))
+        return _saturating_cast(x, new_dtype)
     return x.astype(new_dtype)
+
+
+def _saturating_cast(x, new_dtype):
+    """float -> int as XLA converts: truncation, NaN -> 0, out-of-range values clamp to
+    the integer type's bounds (the bounds tested in x's own precision)."""
+    info = np.iinfo(new_dtype)
+    x = np.asarray(x)
+    hi = x >= np.asarray(info.max, np.float64).astype(x.dtype)
+    lo = x <= np.asarray(info.min, np.float64).astype(x.dtype)
+    out = np.where(np.isnan(x) | hi | lo, 0, np.trunc(x)).astype(new_dtype)
+    out = np.where(hi, np.asarray(info.max, new_dtype), out)
+    return np.where(lo, np.asarray(info.min, new_dtype), out).astype(new_dtype)
 
 
 def _convert_jvp(primals, tangents, *, new_dtype, weak_type, sharding):

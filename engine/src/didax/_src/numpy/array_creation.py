@@ -421,7 +421,7 @@ def identity(n: int, dtype=None):
 
 def tri(N, M=None, k=0, dtype=None):
     N, M, k = _nm(N, M, k, "tri")
-    dtype = canon_dtype(dtype, "tri") or dtypes.default_float_dtype()
+    dtype = canon_dtype(dtype, "tri") or np.dtype(np.float32)  # float32 even under x64, as JAX
     idx = dtypes.default_int_dtype()
     rows = lax.add(shapes.broadcasted_iota(idx, (N, M), 0), k)
     cols = shapes.broadcasted_iota(idx, (N, M), 1)

@@ -156,7 +156,8 @@ def _tri_indices(n, k, m, upper):
     m = n if m is None else core.concrete_or_error(operator.index, m, "m argument")
     mask = np.triu(np.ones((n, m), bool), k) if upper else np.tril(np.ones((n, m), bool), k)
     rows, cols = np.nonzero(mask)
-    return to_array(rows.astype(np.int32)), to_array(cols.astype(np.int32))
+    idx = dtypes.default_int_dtype()  # int64 under x64, as JAX's
+    return to_array(rows.astype(idx)), to_array(cols.astype(idx))
 
 
 def triu_indices(n, k=0, m=None):
@@ -192,7 +193,7 @@ def diag_indices(n, ndim=2):
         raise ValueError(f"n argument to diag_indices must be nonnegative, got {n}")
     if ndim < 0:
         raise ValueError(f"ndim argument to diag_indices must be nonnegative, got {ndim}")
-    return (shapes.iota(np.int32, n),) * ndim
+    return (shapes.iota(dtypes.default_int_dtype(), n),) * ndim
 
 
 def diag_indices_from(arr):

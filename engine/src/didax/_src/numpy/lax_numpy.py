@@ -278,6 +278,8 @@ def astype(x, dtype, /, *, copy=False, device=None):
     if dtype is None:
         dtype = dtypes.default_float_dtype()
     dtype = canon_dtype(dtype, "astype")
+    if dtypes.is_complex(dtype_of(x)) and dtype == np.bool_:
+        return lax.ne(x, core.typed_scalar(0j, dtype_of(x)))  # the imaginary part counts
     if dtypes.is_complex(dtype_of(x)) and not dtypes.is_complex(dtype):
         warnings.warn("Casting from complex to real dtype will discard imaginary part.",
                       np.exceptions.ComplexWarning, stacklevel=2)

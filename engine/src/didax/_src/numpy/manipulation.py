@@ -450,6 +450,9 @@ def repeat(a, repeats, axis=None, *, total_repeat_length=None, out_sharding=None
         repeats = np.broadcast_to(np.ravel(repeats), (np.shape(a)[axis],)) if \
             np.ndim(a) else np.ravel(repeats)
         total_repeat_length = int(np.sum(repeats))
+    elif np.ndim(a) != 0 and np.size(repeats) == 1:
+        # one count for every element (a traced count too), as JAX broadcasts it
+        repeats = _broadcast_to(ravel(asarray(repeats)), (np.shape(a)[axis],))
     if np.ndim(a) == 0:
         if np.size(repeats) == 1:
             return _broadcast_to(a, (total_repeat_length,))

@@ -70,8 +70,9 @@ def to_array(x):
         # as a converted NumPy constant, which its constant folding inlines).
         return lax.convert_element_type_p.bind(x, new_dtype=aval.dtype,
                                                weak_type=aval.weak_type, sharding=None)
-    return Array(np.asarray(x.val if isinstance(x, core.TypedScalar) else x, aval.dtype),
-                 aval)
+    val = x.val if isinstance(x, core.TypedScalar) else x
+    return Array(core.host_scalar(val, aval.dtype) if type(val) is int
+                 else np.asarray(val, aval.dtype), aval)
 
 
 def ensure_arraylike(fun_name: str, *args):
@@ -86,6 +87,15 @@ def _weak(x) -> bool:
     if t in (int, float, complex):
         return True
     return getattr(x, "weak_type", False) if isinstance(x, (Array, Tracer)) else False
+
+
+def _host_convert(x, **params):
+    """convert_element_type's own eager rule (XLA's saturating float -> int, complex ->
+    bool by value), so host conversions agree with compiled ones."""
+    from didax._src.lax.select_convert import _convert_impl  # noqa: PLC0415
+
+    with np.errstate(all="ignore"):
+        return _convert_impl(x, **params)
 
 
 def convert(x, dtype, weak_type: bool = False):
@@ -106,8 +116,8 @@ def convert(x, dtype, weak_type: bool = False):
     if aval.dtype == dtype and aval.weak_type == weak_type:
         return x
     if t is Array and core.trace_ctx.trace is core.eval_trace:  # eagerly: on the host
-        return Array(np.asarray(x._value, dtype), core.ShapedArray(aval.shape, dtype,
-                                                                   weak_type))
+        val = _host_convert(x._value, new_dtype=dtype, weak_type=weak_type, sharding=None)
+        return Array(np.asarray(val, dtype), core.ShapedArray(aval.shape, dtype, weak_type))
     return lax.convert_element_type_p.bind(x, new_dtype=dtype, weak_type=weak_type,
                                            sharding=None)
 
