@@ -375,10 +375,11 @@ def _from_buffer(buf, aval) -> Array:
     return a
 
 
-def compile_closed_jaxpr(closed: ClosedJaxpr, name: str, keep_unused: bool = False
-                         ) -> XlaExecutable:
+def compile_closed_jaxpr(closed: ClosedJaxpr, name: str, keep_unused: bool = False,
+                         result_infos: Sequence[str] | None = None) -> XlaExecutable:
     """Lowers and compiles closed: unused inputs dropped (unless keep_unused), concrete
-    non-scalar constants hoisted to parameters, literal outputs returned directly."""
+    non-scalar constants hoisted to parameters, literal outputs returned directly.
+    result_infos: the outputs' names in the module (as Lowered.as_text shows them)."""
     jaxpr = closed.jaxpr
     jaxpr, used = pe.dce_jaxpr(jaxpr, None, instantiate=keep_unused)
     kept = [i for i, u in enumerate(used) if u]
@@ -388,8 +389,10 @@ def compile_closed_jaxpr(closed: ClosedJaxpr, name: str, keep_unused: bool = Fal
     dyn_outvars = [v for v, lit in zip(jaxpr.outvars, out_literals) if lit is None]
     flat = pe.convert_constvars_jaxpr(jaxpr.replace(outvars=dyn_outvars))
     ordered = _has_ordered(jaxpr)
+    if result_infos is not None:
+        result_infos = [r for r, lit in zip(result_infos, out_literals) if lit is None]
     module = lowering.lower_jaxpr_to_module(ClosedJaxpr(flat, ()), name=f"jit_{_sym(name)}",
-                                            ordered_effects=ordered)
+                                            ordered_effects=ordered, result_infos=result_infos)
     text = module.text()
     exe = _compile_cached(text, module.host_callbacks)
     const_bufs = [c._device_buffer() if isinstance(c, Array) else

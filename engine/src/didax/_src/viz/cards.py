@@ -267,7 +267,9 @@ def _vmap_stage(inp: CardInputs, primal: ClosedJaxpr, out_tree, ids, tag_ids) ->
 def _compile_stages(primal: ClosedJaxpr, name: str) -> list:
     from didax._src import pjit, xla_backend  # noqa: PLC0415
 
-    exe = pjit.compile_closed_jaxpr(primal, name, keep_unused=True)
+    n = len(primal.out_avals)
+    infos = ["result"] if n == 1 else [f"result[{i}]" for i in range(n)]
+    exe = pjit.compile_closed_jaxpr(primal, name, keep_unused=True, result_infos=infos)
     try:
         text = xla_backend.pretty_text(exe.text)
     except Exception:  # noqa: BLE001 - the generic form is still valid StableHLO
