@@ -120,8 +120,10 @@ def run_frontend_perf() -> None:
     if not (e2e / "node_modules").exists():
         print("skipping frontend perf: e2e dependencies are not installed")
         return
-    print("$ (cd e2e && npm run perf)", flush=True)
-    subprocess.run(["npm", "run", "perf"], cwd=e2e, check=False)
+    print("$ (cd e2e && DIDAX_PERF=1 npm run perf)", flush=True)
+    # the perf project exists only with DIDAX_PERF=1 (playwright.config.ts)
+    subprocess.run(["npm", "run", "perf"], cwd=e2e, check=False,
+                   env=dict(os.environ, DIDAX_PERF="1"))
     perf = e2e / "test-results" / "perf.json"
     if perf.exists():
         print(perf.read_text())
