@@ -2,9 +2,9 @@
 primitives, so they differentiate and batch like everything else — LU factorization with
 partial pivoting (unrolled over the static matrix size, pivots chosen as LAPACK's getrf
 chooses them) giving det/slogdet/solve/inv, and a column-by-column Cholesky; plus
-matrix_power, multi_dot, tensorinv/tensorsolve and the array-API aliases. Decompositions
-needing iterative algorithms (svd, eigh, eig, qr, pinv, lstsq, matrix_rank, cond, 2-norms
-of matrices) raise NotImplementedError.
+matrix_power, multi_dot, tensorinv/tensorsolve and the array-API aliases. The LAPACK
+decompositions (eigh, svd, qr and what builds on them) live in linalg_decomp; the general
+eigendecomposition (eig, eigvals) raises NotImplementedError.
 
 May import core, dtypes, array, didax.lax and the numpy implementation modules.
 """
@@ -129,8 +129,10 @@ def _matrix_norm(x, ord, axis, keepdims):
         return red.max(s, axis=row, keepdims=keepdims, initial=0) if ord == np.inf else \
             red.min(s, axis=row, keepdims=keepdims)
     if ord in ("nuc", 2, -2):
-        raise NotImplementedError(f"jnp.linalg.norm with ord={ord!r} needs singular values, "
-                                  "which didax.numpy.linalg does not provide")
+        y = svd(moveaxis(x, (row, col), (-2, -1)), compute_uv=False)
+        y = red.max(y, axis=-1) if ord == 2 else (red.min(y, axis=-1) if ord == -2
+                                                   else red.sum(y, axis=-1))
+        return expand_dims(y, (row, col)) if keepdims else y
     raise ValueError(f"Invalid order '{ord}' for matrix norm.")
 
 
@@ -410,6 +412,22 @@ def cross(x1, x2, /, *, axis=-1):
     return _cross(x1, x2, axis=axis)
 
 
+from didax._src.numpy.linalg_decomp import (  # noqa: E402, F401 - jnp.linalg names
+    EighResult,
+    QRResult,
+    SVDResult,
+    cond,
+    eigh,
+    eigvalsh,
+    lstsq,
+    matrix_rank,
+    pinv,
+    qr,
+    svd,
+    svdvals,
+)
+
+
 def _unavailable(name, what):
     def f(*args, **kwargs):
         raise NotImplementedError(f"jnp.linalg.{name} needs {what}, which didax does not "
@@ -418,15 +436,6 @@ def _unavailable(name, what):
     return f
 
 
-svd = _unavailable("svd", "a singular value decomposition")
-svdvals = _unavailable("svdvals", "a singular value decomposition")
-eigh = _unavailable("eigh", "a symmetric eigendecomposition")
-eigvalsh = _unavailable("eigvalsh", "a symmetric eigendecomposition")
 eig = _unavailable("eig", "a general eigendecomposition")
 eigvals = _unavailable("eigvals", "a general eigendecomposition")
-qr = _unavailable("qr", "a QR decomposition")
-pinv = _unavailable("pinv", "a singular value decomposition")
-lstsq = _unavailable("lstsq", "a singular value decomposition")
-matrix_rank = _unavailable("matrix_rank", "a singular value decomposition")
-cond = _unavailable("cond", "a singular value decomposition")
 
