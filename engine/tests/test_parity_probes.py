@@ -237,3 +237,14 @@ def test_lowered_text_names_results_as_jax():
     texts = [m.jit(lambda x, y: (x * y, {"a": x + 1, "b": [y]})).lower(1.0, 2.0).as_text()
              for m, _ in BOTH]
     assert texts[0] == texts[1]
+
+
+def test_random_multivariate_normal_and_orthogonal():
+    def make(m, n):
+        k = m.random.key(0)
+        mean, cov = n.array([1.0, -1.0]), n.array([[2.0, 0.3], [0.3, 1.0]])
+        return (m.random.multivariate_normal(k, mean, cov, (3,)),
+                m.random.multivariate_normal(k, mean, cov, method="eigh"),
+                m.random.multivariate_normal(k, mean, cov, (2,), method="svd"),
+                m.random.orthogonal(k, 3), m.random.orthogonal(k, 2, (2,), m=4))
+    same(make, rtol=1e-5)

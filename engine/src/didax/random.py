@@ -33,6 +33,8 @@ from didax._src.random_extra import (
     lognormal,
     maxwell,
     multinomial,
+    multivariate_normal,
+    orthogonal,
     pareto,
     poisson,
     rademacher,
@@ -55,6 +57,8 @@ from didax._src.random_gamma import (
 )
 
 __all__ = [
+    "multivariate_normal",
+    "orthogonal",
     "ball",
     "bernoulli",
     "beta",

@@ -468,3 +468,79 @@ def multinomial(key, n, p, *, shape: Shape | None = None, dtype=None, unroll=1):
     keys = split(key, ratios.shape[0])
     _, counts = scan(step, n, (ratios, keys), unroll=unroll)
     return lax_numpy.astype(manipulation.moveaxis(counts, 0, -1), dtype)
+
+
+# ----------------------------------------------------------------------------------------
+# multivariate_normal, orthogonal (over jnp.linalg's factorizations, as JAX's)
+# ----------------------------------------------------------------------------------------
+
+
+def multivariate_normal(key, mean, cov, shape: Shape | None = None, dtype=None,
+                        method: str = "cholesky"):
+    """mean + factor @ standard normal, factor from cov by cholesky, eigh or svd."""
+    key, _ = _check_prng_key("multivariate_normal", key)
+    mean, cov = np_util.promote_dtypes_inexact(_asarray(mean), _asarray(cov))
+    if method not in {"svd", "eigh", "cholesky"}:
+        raise ValueError("method must be one of {'svd', 'eigh', 'cholesky'}")
+    dtype = mean.dtype if dtype is None else dtypes.check_and_canonicalize_user_dtype(dtype)
+    if not dtypes.issubdtype(dtype, np.floating):
+        raise ValueError(f"dtype argument to `multivariate_normal` must be a float dtype, "
+                         f"got {dtype}")
+    if shape is not None:
+        shape = _canonicalize_shape(shape)
+    return _multivariate_normal(key, mean, cov, shape, dtype, method)
+
+
+@_jit(static_argnums=(3, 4, 5))
+def _multivariate_normal(key, mean, cov, shape, dtype, method):
+    from didax._src.numpy import linalg as jla  # noqa: PLC0415
+    from didax._src.numpy.einsum import einsum  # noqa: PLC0415
+
+    if not np.ndim(mean) >= 1:
+        raise ValueError(f"multivariate_normal requires mean.ndim >= 1, got mean.ndim == "
+                         f"{np.ndim(mean)}")
+    if not np.ndim(cov) >= 2:
+        raise ValueError(f"multivariate_normal requires cov.ndim >= 2, got cov.ndim == "
+                         f"{np.ndim(cov)}")
+    n = mean.shape[-1]
+    if np.shape(cov)[-2:] != (n, n):
+        raise ValueError(f"multivariate_normal requires cov.shape == (..., n, n) for n={n}, "
+                         f"but got cov.shape == {np.shape(cov)}.")
+    if shape is None:
+        shape = _broadcast_shapes(mean.shape[:-1], cov.shape[:-2])
+    else:
+        _check_shape("normal", shape, mean.shape[:-1], cov.shape[:-2])
+    if method == "svd":
+        u, s, _ = jla.svd(cov)
+        factor = u * ufuncs_math.sqrt(s[..., None, :])
+    elif method == "eigh":
+        w, v = jla.eigh(cov)
+        factor = v * ufuncs_math.sqrt(w[..., None, :])
+    else:
+        factor = jla.cholesky(cov)
+    samples = normal(key, (*shape, *mean.shape[-1:]), dtype)
+    return mean + einsum("...ij,...j->...i", factor, samples)
+
+
+def orthogonal(key, n: int, shape: Shape = (), dtype=None, m: int | None = None):
+    """A uniformly random (n, m) matrix with orthonormal columns (or rows), Haar-distributed:
+    the Q of a Gaussian matrix's QR, column signs fixed by R's diagonal."""
+    key, _ = _check_prng_key("orthogonal", key)
+    shape = _canonicalize_shape(shape)
+    dtype = dtypes.check_and_canonicalize_user_dtype(float if dtype is None else dtype)
+    _check_shape("orthogonal", shape)
+    n = core.concrete_or_error(int, n, "The error occurred in jax.random.orthogonal()")
+    m = n if m is None else core.concrete_or_error(
+        int, m, "The error occurred in jax.random.orthogonal()")
+    return _orthogonal(key, n, m, shape, dtype)
+
+
+@_jit(static_argnums=(1, 2, 3, 4))
+def _orthogonal(key, n, m, shape, dtype):
+    from didax._src.numpy import linalg as jla  # noqa: PLC0415
+
+    z = normal(key, (*shape, max(n, m), min(n, m)), dtype)
+    q, r = jla.qr(z)
+    d = jla.diagonal(r)
+    x = q * manipulation.expand_dims(ufuncs.sign(d), -2)
+    return manipulation.matrix_transpose(x) if n < m else x
