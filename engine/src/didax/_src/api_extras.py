@@ -20,7 +20,6 @@ from didax._src import core, dtypes
 from didax._src.api_util import flatten_fun_nokwargs, shaped_abstractify
 from didax._src.custom_derivatives import custom_vjp
 from didax._src.interpreters import ad
-from didax._src.interpreters import partial_eval as pe
 from didax._src.tree_util import tree_flatten, tree_unflatten
 
 # ----------------------------------------------------------------------------------------
@@ -145,8 +144,7 @@ def linear_transpose(fun: Callable, *primals, reduce_axes=()) -> Callable:
                             f"[float or complex], and integer -> integer functions, but got "
                             f"{a.dtype}")
     flat_fun, store = flatten_fun_nokwargs(fun, in_tree)
-    jaxpr, out_avals, consts = pe.trace_to_jaxpr_dynamic(flat_fun, in_avals,
-                                                         "linear_transpose")
+    transpose_flat, out_avals = ad.linear_transpose_fn(flat_fun, in_avals)
     out_tree = store["out_tree"]
 
     def transposed(out_cotangent):
@@ -159,10 +157,7 @@ def linear_transpose(fun: Callable, *primals, reduce_axes=()) -> Callable:
             if (ca.shape, ca.dtype) != (a.shape, a.dtype):
                 raise TypeError(f"cotangent type does not match function output, got "
                                 f"{ca.str_short()} but expected {a.str_short()}")
-        args = [ad.UndefinedPrimal(a) for a in in_avals]
-        cts = ad.backward_pass(jaxpr, consts, args, flat_ct)
-        cts = [ad.instantiate_zeros(c) for c in cts]
-        return tree_unflatten(in_tree, cts)
+        return tree_unflatten(in_tree, transpose_flat(flat_ct))
 
     return transposed
 

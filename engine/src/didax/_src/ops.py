@@ -54,33 +54,20 @@ def _highest(dt):
     return dtypes.iinfo(dt).max
 
 
-def segment_sum(data, segment_ids, num_segments=None, indices_are_sorted=False,
-                unique_indices=False, bucket_size=None, mode=None):
-    """Sums of data's rows per segment id."""
-    del bucket_size
-    return _segment("sum", data, segment_ids, num_segments, indices_are_sorted,
-                    unique_indices, mode)
+def _segment_op(kind: str, doc: str):
+    def op(data, segment_ids, num_segments=None, indices_are_sorted=False,
+           unique_indices=False, bucket_size=None, mode=None):
+        del bucket_size
+        return _segment(kind, data, segment_ids, num_segments, indices_are_sorted,
+                        unique_indices, mode)
+    op.__name__ = op.__qualname__ = f"segment_{kind}"
+    op.__doc__ = doc
+    return op
 
 
-def segment_prod(data, segment_ids, num_segments=None, indices_are_sorted=False,
-                 unique_indices=False, bucket_size=None, mode=None):
-    """Products of data's rows per segment id."""
-    del bucket_size
-    return _segment("prod", data, segment_ids, num_segments, indices_are_sorted,
-                    unique_indices, mode)
-
-
-def segment_max(data, segment_ids, num_segments=None, indices_are_sorted=False,
-                unique_indices=False, bucket_size=None, mode=None):
-    """Maxima of data's rows per segment id (-inf, or the lowest value, when empty)."""
-    del bucket_size
-    return _segment("max", data, segment_ids, num_segments, indices_are_sorted,
-                    unique_indices, mode)
-
-
-def segment_min(data, segment_ids, num_segments=None, indices_are_sorted=False,
-                unique_indices=False, bucket_size=None, mode=None):
-    """Minima of data's rows per segment id (+inf, or the highest value, when empty)."""
-    del bucket_size
-    return _segment("min", data, segment_ids, num_segments, indices_are_sorted,
-                    unique_indices, mode)
+segment_sum = _segment_op("sum", "Sums of data's rows per segment id.")
+segment_prod = _segment_op("prod", "Products of data's rows per segment id.")
+segment_max = _segment_op("max", "Maxima of data's rows per segment id (-inf, or the "
+                                 "lowest value, when empty).")
+segment_min = _segment_op("min", "Minima of data's rows per segment id (+inf, or the "
+                                 "highest value, when empty).")

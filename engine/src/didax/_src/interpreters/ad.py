@@ -490,6 +490,19 @@ def vjp_flat(fun: Callable, primals: Sequence[Any]):
     return primals_out, f_vjp, lin
 
 
+def linear_transpose_fn(fun: Callable, in_avals: Sequence[Any]):
+    """(transposed, out_avals) for fun, linear in every flat input: fun(*xs) -> list of
+    outputs is traced at in_avals; transposed(cts) -> the input cotangents (zeros
+    instantiated)."""
+    in_avals = list(in_avals)
+    jaxpr, out_avals, consts = pe.trace_to_jaxpr_dynamic(fun, in_avals, "transpose")
+
+    def transposed(cts):
+        args = [UndefinedPrimal(a) for a in in_avals]
+        return [instantiate_zeros(c) for c in backward_pass(jaxpr, consts, args, cts)]
+    return transposed, out_avals
+
+
 def transpose_jaxpr(closed: core.ClosedJaxpr, linear: Sequence[bool],
                     ) -> core.ClosedJaxpr:
     """The transpose of `closed` w.r.t. its linear inputs, as a jaxpr:

@@ -99,22 +99,12 @@ def _naive_rfft(x, fft_lengths):
 
 
 def _rfft_transpose(t, fft_lengths):
+    # RFFT's transpose is not an IRFFT: transpose a naive RFFT (an FFT then a slice), as
+    # JAX does.
     aval = ShapedArray((*np.shape(t)[:-len(fft_lengths)], *fft_lengths),
                        _real_dtype(core.get_aval(t).dtype))
-    jaxpr = ad_linear_transpose(lambda x: _naive_rfft(x, fft_lengths), aval)
-    return jaxpr(t)
-
-
-def ad_linear_transpose(fun, aval):
-    """The transpose of linear fun at aval, as a function of the output cotangent."""
-    from didax._src.interpreters import partial_eval as pe  # noqa: PLC0415
-
-    jaxpr, _, consts = pe.trace_to_jaxpr_dynamic(lambda x: [fun(x)], [aval], "transpose")
-
-    def transposed(ct):
-        (out,) = ad.backward_pass(jaxpr, consts, [ad.UndefinedPrimal(aval)], [ct])
-        return ad.instantiate_zeros(out)
-    return transposed
+    transposed, _ = ad.linear_transpose_fn(lambda x: [_naive_rfft(x, fft_lengths)], [aval])
+    return transposed([t])[0]
 
 
 def _irfft_transpose(t, fft_lengths):

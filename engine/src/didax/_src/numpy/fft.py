@@ -17,6 +17,7 @@ from didax._src.lax import lax
 from didax._src.lax.fft import FftType
 from didax._src.lax.fft import fft as lax_fft
 from didax._src.numpy import ufuncs_math
+from didax._src.numpy.array_creation import asarray
 from didax._src.numpy.manipulation import moveaxis, roll
 from didax._src.numpy.pad import pad
 from didax._src.numpy.util import ensure_arraylike, jit_like_jax, to_array
@@ -160,34 +161,29 @@ def irfft2(a, s=None, axes=(-2, -1), norm=None):
     return _two_axes("irfft2", FftType.IRFFT, a, s, axes, norm)
 
 
+def _freq_dtype(name, n, d, dtype):
+    for arg, val in (("n", n), ("d", d)):
+        if isinstance(val, (list, tuple)):
+            what = "an int" if arg == "n" else "a single value"
+            raise ValueError(f"The {arg} argument of jax.numpy.fft.{name} only takes {what}. "
+                             f"Got {arg} = {list(val)}.")
+    return dtypes.canonicalize_dtype(dtype or dtypes.default_float_dtype())
+
+
 def fftfreq(n, d=1.0, *, dtype=None, device=None):
     """The sample frequencies of an n-point FFT with sample spacing d."""
     del device
-    if isinstance(n, (list, tuple)):
-        raise ValueError(f"The n argument of jax.numpy.fft.fftfreq only takes an int. Got "
-                         f"n = {list(n)}.")
-    if isinstance(d, (list, tuple)):
-        raise ValueError(f"The d argument of jax.numpy.fft.fftfreq only takes a single "
-                         f"value. Got d = {list(d)}.")
-    dtype = dtypes.canonicalize_dtype(dtype or dtypes.default_float_dtype())
+    dtype = _freq_dtype("fftfreq", n, d, dtype)
     k = to_array(np.fft.fftfreq(n, 1.0 / n).astype(dtype))
-    return k / to_array(np.asarray(d * n, dtype)) if not hasattr(d, "aval") else \
-        k / (d * n)
+    return k / asarray(d * n, dtype)
 
 
 def rfftfreq(n, d=1.0, *, dtype=None, device=None):
     """The sample frequencies of an n-point real FFT with sample spacing d."""
     del device
-    if isinstance(n, (list, tuple)):
-        raise ValueError(f"The n argument of jax.numpy.fft.rfftfreq only takes an int. Got "
-                         f"n = {list(n)}.")
-    if isinstance(d, (list, tuple)):
-        raise ValueError(f"The d argument of jax.numpy.fft.rfftfreq only takes a single "
-                         f"value. Got d = {list(d)}.")
-    dtype = dtypes.canonicalize_dtype(dtype or dtypes.default_float_dtype())
+    dtype = _freq_dtype("rfftfreq", n, d, dtype)
     k = to_array(np.arange(0, n // 2 + 1).astype(dtype))
-    return k / to_array(np.asarray(d * n, dtype)) if not hasattr(d, "aval") else \
-        k / (d * n)
+    return k / asarray(d * n, dtype)
 
 
 def fftshift(x, axes=None):

@@ -40,24 +40,26 @@ def _norm_pdf(x, loc=0, scale=1):
     return lax.exp(_norm_logpdf(x, loc, scale))
 
 
+def _standardized(name, x, loc, scale, upper=False):
+    """(x - loc) / scale, or (loc - x) / scale for the upper tail."""
+    x, loc, scale = promote_args_inexact(name, x, loc, scale)
+    return lax.div(lax.sub(loc, x) if upper else lax.sub(x, loc), scale)
+
+
 def _norm_cdf(x, loc=0, scale=1):
-    x, loc, scale = promote_args_inexact("norm.cdf", x, loc, scale)
-    return special.ndtr(lax.div(lax.sub(x, loc), scale))
+    return special.ndtr(_standardized("norm.cdf", x, loc, scale))
 
 
 def _norm_logcdf(x, loc=0, scale=1):
-    x, loc, scale = promote_args_inexact("norm.logcdf", x, loc, scale)
-    return special.log_ndtr(lax.div(lax.sub(x, loc), scale))
+    return special.log_ndtr(_standardized("norm.logcdf", x, loc, scale))
 
 
 def _norm_sf(x, loc=0, scale=1):
-    x, loc, scale = promote_args_inexact("norm.sf", x, loc, scale)
-    return special.ndtr(lax.div(lax.sub(loc, x), scale))
+    return special.ndtr(_standardized("norm.sf", x, loc, scale, upper=True))
 
 
 def _norm_logsf(x, loc=0, scale=1):
-    x, loc, scale = promote_args_inexact("norm.logsf", x, loc, scale)
-    return special.log_ndtr(lax.div(lax.sub(loc, x), scale))
+    return special.log_ndtr(_standardized("norm.logsf", x, loc, scale, upper=True))
 
 
 def _norm_ppf(q, loc=0, scale=1):
