@@ -370,6 +370,15 @@ def debug_callback(callback: Callable | None = None, *args: Any, ordered: bool =
     return None
 
 
+def _as_array(x, aval):
+    """A host value handed to a callback, as an Array of aval (its weak type kept); values
+    of other types (keys, tokens) and Arrays already are pass through."""
+    if type(x) is Array or not (isinstance(aval, ShapedArray)
+                                and isinstance(aval.dtype, np.dtype)):
+        return x
+    return Array(np.array(x, aval.dtype), aval)
+
+
 class _DebugCallable:
     """callback(*args, **kwargs) from the dynamic leaves (host arrays, wrapped back into
     Arrays of the operands' types) and the static ones."""
@@ -387,8 +396,7 @@ class _DebugCallable:
                 leaves.append(self.static[i])
                 continue
             x, aval = next(it)
-            plain = isinstance(aval, ShapedArray) and isinstance(aval.dtype, np.dtype)
-            leaves.append(Array(np.array(x, aval.dtype), aval) if plain else x)
+            leaves.append(_as_array(x, aval))
         args, kwargs = tree_unflatten(self.in_tree, leaves)
         self.callback(*args, **kwargs)
         return []
@@ -508,15 +516,10 @@ def _print_values(vals, *, fmt, has_placeholders, in_tree, np_printoptions, stat
 
 
 def _debug_print_impl(*args, **params):
-    vals = []
     for a in args:
         if isinstance(a, Tracer):
             raise core.escaped_tracer_error(a)
-        aval = core.get_aval(a)
-        plain = isinstance(aval, ShapedArray) and isinstance(aval.dtype, np.dtype)
-        vals.append(Array(np.array(a, aval.dtype), aval) if plain and type(a) is not Array
-                    else a)
-    return _print_values(vals, **params)
+    return _print_values([_as_array(a, core.get_aval(a)) for a in args], **params)
 
 
 def _debug_print_jvp(primals, tangents, **params):
@@ -538,10 +541,10 @@ class _HostPrinter:
         self.params, self.avals = params, avals
 
     def __call__(self, *vals):
-        arrays = [Array(np.array(v, a.dtype), a.strip_weak_type())
-                  if isinstance(a, ShapedArray) and isinstance(a.dtype, np.dtype) else v
-                  for v, a in zip(vals, self.avals)]
-        return _print_values(arrays, **self.params)
+        # values come back from XLA buffers, which carry no weak types
+        avals = [a.strip_weak_type() if isinstance(a, ShapedArray) else a
+                 for a in self.avals]
+        return _print_values([_as_array(v, a) for v, a in zip(vals, avals)], **self.params)
 
     def __repr__(self):
         return "_print"
