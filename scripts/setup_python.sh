@@ -31,6 +31,18 @@ print("\n".join(tomllib.load(open("engine/pyproject.toml", "rb"))["project"]["de
     "$KVENV/bin/python" -m pip install -q $deps "pyseccomp==0.1.2" ||
       echo "warning: kernel venv incomplete; kernels fall back to $VENV (rlimits only)" >&2
     chmod -R a+rX "$KVENV" ./engine/src 2>/dev/null || true
+    # The slot uids reach those two trees only if every directory above them can be
+    # traversed; a clone inside `mktemp -d` (mode 0700) cannot. As root, grant traversal
+    # (o+x: no listing, no reading) up the path, and say so.
+    if [ "$(id -u)" = 0 ]; then
+      dir=$(pwd -P)
+      while [ "$dir" != "/" ]; do
+        if [ -z "$(find "$dir" -maxdepth 0 -perm -o+x)" ]; then
+          chmod o+x "$dir" && echo "sandbox: granted traversal (o+x) on $dir to the kernel uids"
+        fi
+        dir=$(dirname "$dir")
+      done
+    fi
   else
     echo "warning: /usr/bin/python3 with venv is missing (apt-get install python3-venv);" \
          "the full sandbox is unavailable, a loopback server runs kernels with rlimits only" >&2
