@@ -26,7 +26,7 @@ from didax._src.api_util import (
     shaped_abstractify,
 )
 from didax._src.array import Array
-from didax._src.interpreters import ad, batching
+from didax._src.interpreters import ad, batching, tape
 from didax._src.interpreters import partial_eval as pe
 from didax._src.interpreters.ad import Zero
 from didax._src.lax import lax, shapes
@@ -192,6 +192,8 @@ def _without_aux(fun, cell: dict):
 def _primal_of(trace, x):
     if isinstance(trace, ad.JVPTrace) and isinstance(x, ad.JVPTracer):
         x = trace.to_primal_tangent(x)[0]
+    elif type(x) is tape.TapeTracer and x._trace is trace:
+        x = x.primal
     return _to_array(x) if isinstance(x, (np.ndarray, np.generic)) else x
 
 
@@ -225,7 +227,12 @@ class _VjpFun:
 
 
 def _vjp_flat(flat_fun, flat_p):
-    p_out, f_vjp, _ = ad.vjp_flat(flat_fun, flat_p)
+    # Eagerly (no enclosing trace) the forward pass records a tape; under any trace,
+    # linearize + transpose stage the derivative as JAX does.
+    if core.trace_ctx.trace is core.eval_trace:
+        p_out, f_vjp = tape.vjp_flat(flat_fun, flat_p)
+    else:
+        p_out, f_vjp, _ = ad.vjp_flat(flat_fun, flat_p)
     in_avals = [core.get_aval(p) for p in flat_p]
 
     def pullback(cts):

@@ -29,6 +29,17 @@ primitive_jvps: dict[Primitive, Callable] = {}
 # linear args arrive as UndefinedPrimal(aval)
 primitive_transposes: dict[Primitive, Callable] = {}
 
+# What the eager tape (interpreters/tape.py) reads to pull back without linearizing:
+# prim -> "joint" (linear in all its arguments together) or "each" (in each one separately,
+# the others fixed): its transpose rule is then its VJP.
+linearity: dict[Primitive, str] = {}
+# prim -> (one JVP function per argument, whether each also takes the output): `defjvp`'s
+jvp_fns: dict[Primitive, tuple[tuple, bool]] = {}
+# pointwise primitives (elementwise: each output element depends on the same-position
+# input elements only), and primitives whose derivative is a symbolic zero
+pointwise: set[Primitive] = set()
+zero_jvp: set[Primitive] = set()
+
 # Installed by didax.lax (which sits above this module): builds a zero array of an aval.
 zeros_like_aval_impl: Callable | None = None
 # The `add_any` primitive used to accumulate tangents and cotangents; its rules are
@@ -233,13 +244,13 @@ def jvp_jaxpr(closed: core.ClosedJaxpr, nonzeros: Sequence[bool],
 # ----------------------------------------------------------------------------------------
 
 
-def defjvp(primitive: Primitive, *jvp_fns: Callable | None) -> None:
+def defjvp(primitive: Primitive, *jvp_fns_: Callable | None) -> None:
     """JVP from one function per argument: fn(tangent_i, *primals, **params)."""
 
     def rule(primals, tangents, **params):
         primal_out = primitive.bind(*primals, **params)
         tangent_out = None
-        for fn, t in zip(jvp_fns, tangents):
+        for fn, t in zip(jvp_fns_, tangents):
             if fn is None or type(t) is Zero:
                 continue
             contrib = fn(t, *primals, **params)
@@ -249,15 +260,16 @@ def defjvp(primitive: Primitive, *jvp_fns: Callable | None) -> None:
         return primal_out, tangent_out
 
     primitive_jvps[primitive] = rule
+    jvp_fns[primitive] = (jvp_fns_, False)
 
 
-def defjvp2(primitive: Primitive, *jvp_fns: Callable | None) -> None:
+def defjvp2(primitive: Primitive, *jvp_fns_: Callable | None) -> None:
     """Like defjvp, but each fn also sees the primal output: fn(t_i, ans, *primals)."""
 
     def rule(primals, tangents, **params):
         ans = primitive.bind(*primals, **params)
         tangent_out = None
-        for fn, t in zip(jvp_fns, tangents):
+        for fn, t in zip(jvp_fns_, tangents):
             if fn is None or type(t) is Zero:
                 continue
             contrib = fn(t, ans, *primals, **params)
@@ -267,6 +279,7 @@ def defjvp2(primitive: Primitive, *jvp_fns: Callable | None) -> None:
         return ans, tangent_out
 
     primitive_jvps[primitive] = rule
+    jvp_fns[primitive] = (jvp_fns_, True)
 
 
 def defjvp_zero(primitive: Primitive) -> None:
@@ -279,6 +292,7 @@ def defjvp_zero(primitive: Primitive) -> None:
         return ans, Zero.from_primal_value(ans)
 
     primitive_jvps[primitive] = rule
+    zero_jvp.add(primitive)
 
 
 def deflinear(primitive: Primitive, transpose_rule: Callable) -> None:
@@ -297,6 +311,7 @@ def deflinear(primitive: Primitive, transpose_rule: Callable) -> None:
         return transpose_rule(ct, *args, **params)
 
     primitive_transposes[primitive] = transpose
+    linearity[primitive] = "joint"
 
 
 def deflinear2(primitive: Primitive, transpose_rule: Callable) -> None:
@@ -329,6 +344,7 @@ def defbilinear(primitive: Primitive, lhs_rule: Callable, rhs_rule: Callable) ->
 
     primitive_jvps[primitive] = jvp
     primitive_transposes[primitive] = transpose
+    linearity[primitive] = "each"
 
 
 # ----------------------------------------------------------------------------------------

@@ -59,12 +59,15 @@ def def_primitive(name: str, *, abstract_eval: Callable, impl: Callable | _Gap |
                   multiple_results: bool = False, pp: Callable | None = None,
                   eager_impl: Callable | None = None,
                   primitive: Primitive | None = None,
-                  pp_params: Callable | None = None) -> Primitive:
+                  pp_params: Callable | None = None,
+                  linear: str | None = None) -> Primitive:
     """Declares primitive `name` with every rule.
 
     impl(*numpy_values, **params) -> numpy value(s) runs eagerly (wrapped so arguments are
     converted and results become Arrays of the abstract-evaluated type); `eager_impl`
-    instead receives the raw arguments (for higher-order primitives).
+    instead receives the raw arguments (for higher-order primitives). `linear`: "joint"
+    when the primitive is linear in its differentiable arguments together ("each": in each
+    separately), so its transpose rule is also its VJP (the eager tape uses it).
     """
     # `primitive`: declare the rules of a Primitive object created by a lower layer (the ad
     # interpreter owns add_any's object because it accumulates cotangents with it).
@@ -80,6 +83,8 @@ def def_primitive(name: str, *, abstract_eval: Callable, impl: Callable | _Gap |
         prim.impl = _wrap_numpy_impl(prim, impl)
     _register_jvp(prim, jvp, gaps)
     _register(prim, transpose, ad.primitive_transposes, "transpose", gaps)
+    if linear is not None:
+        ad.linearity[prim] = linear
     _register_batch(prim, batch, gaps)
     _register(prim, lower, lowering.lowerings, "lower", gaps)
     if pp is not None:
@@ -146,8 +151,10 @@ def _register_jvp(prim, jvp, gaps) -> None:
 def _register_batch(prim, batch, gaps) -> None:
     if batch is VECTORIZED:
         batching.defvectorized(prim)
+        ad.pointwise.add(prim)
     elif batch is BROADCASTING:
         batching.defbroadcasting(prim)
+        ad.pointwise.add(prim)
     elif isinstance(batch, _Gap):
         gaps["batch"] = batch.reason
     elif batch is not None:

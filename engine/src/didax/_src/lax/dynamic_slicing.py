@@ -98,7 +98,7 @@ def _ds_lower(ctx, x, *idxs, slice_sizes):
 
 dynamic_slice_p = def_primitive(
     "dynamic_slice", abstract_eval=_ds_abstract_eval, impl=_ds_impl, jvp=_ds_jvp,
-    transpose=_ds_transpose, batch=_ds_batch, lower=_ds_lower)
+    transpose=_ds_transpose, batch=_ds_batch, lower=_ds_lower, linear="joint")
 
 
 def _dus_abstract_eval(x, upd, *idxs):
@@ -160,7 +160,7 @@ def _dus_batch(axis_data, vals, dims):
 
 dynamic_update_slice_p = def_primitive(
     "dynamic_update_slice", abstract_eval=_dus_abstract_eval, impl=_dus_impl, jvp=_dus_jvp,
-    transpose=_dus_transpose, batch=_dus_batch,
+    transpose=_dus_transpose, batch=_dus_batch, linear="joint",
     lower=lambda ctx, x, upd, *idxs: ctx.fn.op1("stablehlo.dynamic_update_slice",
                                                 [x, upd, *idxs], ctx.avals_out[0]))
 

@@ -537,6 +537,7 @@ ad.primitive_jvps[add_p] = _add_jvp
 ad.primitive_transposes[add_p] = _add_transpose
 ad.primitive_jvps[sub_p] = _sub_jvp
 ad.primitive_transposes[sub_p] = _sub_transpose
+ad.linearity[add_p] = ad.linearity[sub_p] = "joint"
 ad.defbilinear(mul_p, lambda ct, x, y: unbroadcast(x.aval, mul(ct, y)),
                lambda ct, x, y: unbroadcast(y.aval, mul(x, ct)))
 

@@ -97,7 +97,7 @@ reduce_sum_p = def_primitive(
     "reduce_sum", abstract_eval=_reduce_abstract_eval("reduce_sum", _num),
     impl=lambda x, *, axes, out_sharding: np.sum(x, axis=axes, dtype=x.dtype),
     jvp=_reduce_sum_jvp, transpose=_reduce_sum_transpose, batch=None,
-    lower=_reduce_lower("sum", "stablehlo.add"))
+    lower=_reduce_lower("sum", "stablehlo.add"), linear="joint")
 batching.defreducer(reduce_sum_p)
 
 
@@ -403,6 +403,7 @@ def _cumsum_jvp(prim):
 
 cumsum_p = _def_cum("cumsum", _num, np.cumsum, "stablehlo.add", "sum", _cumsum_jvp,
                     _cum_transpose_sum)
+ad.linearity[cumsum_p] = "joint"
 cumprod_p = _def_cum("cumprod", _num, np.cumprod, "stablehlo.multiply", "prod",
                      _cum_jvp(lambda a, b: lax.mul(a, b), "prod"), NONLINEAR)
 cummax_p = _def_cum("cummax", _any, np.maximum.accumulate, "stablehlo.maximum", "max",

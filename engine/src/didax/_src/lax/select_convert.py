@@ -145,7 +145,7 @@ def _select_n_tree(fn, which, cases, offset, out):
 select_n_p = def_primitive(
     "select_n", abstract_eval=_select_n_abstract_eval, impl=_select_n_impl,
     jvp=_select_n_jvp, transpose=_select_n_transpose, batch=_select_n_batch,
-    lower=_select_n_lower)
+    lower=_select_n_lower, linear="joint")  # in the cases (the predicate is never a float)
 
 
 def _clamp_abstract_eval(lo, x, hi):
@@ -284,7 +284,7 @@ def _convert_pp(eqn):
 convert_element_type_p = def_primitive(
     "convert_element_type", abstract_eval=_convert_element_type_abstract_eval,
     impl=_errstate(_convert_impl), jvp=_convert_jvp, transpose=_convert_transpose,
-    batch=VECTORIZED, lower=_convert_lower, pp_params=_convert_pp)
+    batch=VECTORIZED, lower=_convert_lower, pp_params=_convert_pp, linear="joint")
 
 
 def _convert_staging(trace, operand, *, new_dtype, weak_type, sharding):
@@ -371,6 +371,7 @@ def _stop_gradient_jvp(primals, tangents):
 stop_gradient_p = def_primitive(
     "stop_gradient", abstract_eval=lambda x: x, impl=lambda x: x, jvp=_stop_gradient_jvp,
     transpose=NONLINEAR, batch=VECTORIZED, lower=lambda ctx, x: x)
+ad.zero_jvp.add(stop_gradient_p)
 
 
 def _add_any_transpose(ct, x, y):
@@ -397,7 +398,7 @@ add_any_p = def_primitive(
     "add_any", abstract_eval=_add_any_abstract_eval, impl=np.add,
     jvp=lambda primals, tangents: (add_any_p.bind(*primals), ad.add_tangents(*tangents)),
     transpose=_add_any_transpose, batch=_add_any_batch, lower=lowering.binary("stablehlo.add"),
-    primitive=ad.add_jaxvals_p)
+    primitive=ad.add_jaxvals_p, linear="joint")
 
 # ----------------------------------------------------------------------------------------
 # lax.* wrappers

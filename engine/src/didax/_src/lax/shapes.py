@@ -130,6 +130,7 @@ broadcast_in_dim_p = def_primitive(
     "broadcast_in_dim", abstract_eval=_bid_abstract_eval, impl=_bid_impl, jvp=None,
     transpose=_bid_transpose, batch=_bid_batch, lower=_bid_lower, pp_params=_bid_pp)
 ad.primitive_jvps[broadcast_in_dim_p] = _linear(broadcast_in_dim_p)
+ad.linearity[broadcast_in_dim_p] = "joint"
 
 
 def broadcast_in_dim(operand, shape, broadcast_dimensions):
@@ -275,6 +276,7 @@ reshape_p = def_primitive(
     "reshape", abstract_eval=_reshape_abstract_eval, impl=_reshape_impl, jvp=None,
     transpose=_reshape_transpose, batch=_reshape_batch, lower=_reshape_lower)
 ad.primitive_jvps[reshape_p] = _linear(reshape_p)
+ad.linearity[reshape_p] = "joint"
 
 
 def reshape(operand, new_sizes, dimensions=None):
@@ -317,6 +319,7 @@ squeeze_p = def_primitive(
     lower=lambda ctx, x, *, dimensions: ctx.fn.op1("stablehlo.reshape", [x],
                                                    ctx.avals_out[0]))
 ad.primitive_jvps[squeeze_p] = _linear(squeeze_p)
+ad.linearity[squeeze_p] = "joint"
 
 
 def squeeze(array, dimensions: Sequence[int]):
@@ -358,6 +361,7 @@ transpose_p = def_primitive(
         "stablehlo.transpose", [x], ctx.avals_out[0],
         f"permutation = {i64_array(permutation)}"))
 ad.primitive_jvps[transpose_p] = _linear(transpose_p)
+ad.linearity[transpose_p] = "joint"
 
 
 def transpose(operand, permutation):
@@ -393,6 +397,7 @@ rev_p = def_primitive(
     lower=lambda ctx, x, *, dimensions: ctx.fn.op1(
         "stablehlo.reverse", [x], ctx.avals_out[0], f"dimensions = {i64_array(dimensions)}"))
 ad.primitive_jvps[rev_p] = _linear(rev_p)
+ad.linearity[rev_p] = "joint"
 
 
 def rev(operand, dimensions):
@@ -452,7 +457,7 @@ def _concat_batch(axis_data, vals, dims, *, dimension):
 concatenate_p = def_primitive(
     "concatenate", abstract_eval=_concat_abstract_eval,
     impl=lambda *xs, dimension: np.concatenate(xs, axis=dimension), jvp=_concat_jvp,
-    transpose=_concat_transpose, batch=_concat_batch,
+    transpose=_concat_transpose, batch=_concat_batch, linear="joint",
     lower=lambda ctx, *xs, dimension: ctx.fn.op1(
         "stablehlo.concatenate", xs, ctx.avals_out[0], f"dimension = {dimension} : i64"))
 
@@ -633,7 +638,7 @@ def _pad_lower(ctx, x, pv, *, padding_config):
 
 pad_p = def_primitive(
     "pad", abstract_eval=_pad_abstract_eval, impl=_pad_impl, jvp=_pad_jvp,
-    transpose=_pad_transpose, batch=_pad_batch, lower=_pad_lower)
+    transpose=_pad_transpose, batch=_pad_batch, lower=_pad_lower, linear="joint")
 
 
 def pad(operand, padding_value, padding_config):
@@ -717,6 +722,7 @@ slice_p = def_primitive(
     "slice", abstract_eval=_slice_abstract_eval, impl=_slice_impl, jvp=None,
     transpose=_slice_transpose, batch=_slice_batch, lower=_slice_lower)
 ad.primitive_jvps[slice_p] = _linear(slice_p)
+ad.linearity[slice_p] = "joint"
 
 
 def slice(operand, start_indices, limit_indices, strides=None):  # noqa: A001

@@ -200,7 +200,7 @@ def _gather_lower(ctx, operand, indices, *, dimension_numbers, slice_sizes, uniq
 gather_p = def_primitive(
     "gather", abstract_eval=gather_abstract_eval, impl=gather_impl,
     jvp=(_gather_jvp, None), transpose=_gather_transpose, batch=_gather_batch,
-    lower=_gather_lower)
+    lower=_gather_lower, linear="joint")
 
 
 # ----------------------------------------------------------------------------------------

@@ -1,0 +1,292 @@
+"""Eager reverse mode: a tape interpreter for `vjp`/`grad` of concrete values.
+
+At top level (no enclosing trace) reverse mode needs no linear jaxpr. The forward pass runs
+eagerly under a `TapeTrace`; each differentiable operation is recorded on a tape with its
+primal inputs, and the pullback walks the tape backwards. A recorded operation's VJP is
+derived from rules `ad` already owns, never written a second time:
+
+- a primitive linear in its arguments (`ad.linearity`: jointly, or in each one separately as
+  `mul` and `dot_general`) is pulled back by its transpose rule;
+- a pointwise primitive whose JVP is one function per argument (`ad.defjvp`) is pulled back
+  by the same functions applied to the cotangent, for real floating types: the derivative
+  of a pointwise map is diagonal, hence its own transpose;
+- anything else (control flow, custom rules, complex or broadcasting pointwise cases, ...)
+  is linearized on the spot by `ad.linearize_flat`, the general path, and the pullback of
+  that small linear jaxpr is kept on the tape.
+
+Under an enclosing trace (jit, vmap, an outer grad, make_jaxpr) `vjp` keeps linearize +
+transpose, so staged programs are unchanged. May import core, dtypes, ad.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from didax._src import core, dtypes
+from didax._src.core import Trace, Tracer, get_aval, set_current_trace
+from didax._src.interpreters import ad
+from didax._src.interpreters.ad import UndefinedPrimal, Zero
+
+_POINTWISE = "pointwise"
+_LINEARIZED = "linearized"
+
+
+class TapeTracer(Tracer):
+    """A value of the forward pass: its primal and its slot on the tape."""
+
+    __slots__ = ("primal", "slot")
+
+    def __init__(self, trace, primal, slot: int):
+        self._trace = trace
+        self.primal = primal
+        self.slot = slot
+
+    @property
+    def aval(self):
+        return get_aval(self.primal)
+
+    def to_concrete_value(self):
+        return core.concrete_value_of(self.primal)
+
+    # As JAX's (and JVPTracer's): float()/complex() would drop the derivative silently.
+    def __float__(self):
+        raise core.conversion_error(self, "float")
+
+    def __complex__(self):
+        raise core.conversion_error(self, "complex")
+
+    def __repr__(self):
+        return f"JVPTracer(primal={self.primal!r}, tangent=<on the tape, slot {self.slot}>)"
+
+
+class TapeTrace(Trace):
+    """Runs primitives eagerly (in the parent trace) and records how to pull back."""
+
+    __slots__ = ("nodes", "nslots")
+
+    def __init__(self, parent_trace: Trace):
+        self.parent_trace = parent_trace
+        self.nodes: list[tuple] = []
+        self.nslots = 0
+
+    def new(self, primal) -> TapeTracer:
+        t = TapeTracer(self, primal, self.nslots)
+        self.nslots += 1
+        return t
+
+    def _unpack(self, args):
+        primals, slots, tracked = [], [], False
+        for x in args:
+            if type(x) is TapeTracer and x._trace is self:
+                primals.append(x.primal)
+                slots.append(x.slot)
+                tracked = True
+            else:
+                primals.append(x)
+                slots.append(None)
+        return primals, slots, tracked
+
+    def process_primitive(self, primitive, args, params):
+        primals, slots, tracked = self._unpack(args)
+        if not tracked or primitive in ad.zero_jvp:
+            return self.parent_trace.process_primitive(primitive, primals, params)
+        kind = ad.linearity.get(primitive)
+        if kind is None and primitive in ad.pointwise and primitive in ad.jvp_fns:
+            kind = _POINTWISE
+        if kind is None or primitive.multiple_results:
+            return self._linearized_primitive(primitive, primals, slots, params)
+        ans = self.parent_trace.process_primitive(primitive, primals, params)
+        out_aval = get_aval(ans)
+        if not dtypes.is_inexact(out_aval.dtype):
+            return ans
+        if kind is _POINTWISE and not _pointwise_applies(out_aval, primals, slots):
+            # pointwise primitives are pure: evaluating once more is harmless
+            return self._linearized_primitive(primitive, primals, slots, params)
+        out = self.new(ans)
+        self.nodes.append((kind, primitive, params, primals, ans, slots, out.slot))
+        return out
+
+    def _linearized_primitive(self, primitive, primals, slots, params):
+        def bind(*args):
+            out = primitive.bind(*args, **params)
+            return list(out) if primitive.multiple_results else [out]
+        outs = self._linearize(bind, primals, slots)
+        return outs if primitive.multiple_results else outs[0]
+
+    def _linearize(self, fun: Callable, primals: list, slots: list) -> list:
+        """Runs fun(*primals) once under linearize, keeping the linear map on the tape."""
+        idx = [i for i, s in enumerate(slots) if s is not None]
+
+        def tracked_fun(*ts):
+            args = list(primals)
+            for i, t in zip(idx, ts):
+                args[i] = t
+            return fun(*args)
+
+        tracked = [primals[i] for i in idx]
+        with set_current_trace(self.parent_trace):
+            outs, lin, out_zeros, _ = ad.linearize_flat(tracked_fun, tracked)
+        results, out_slots = [], []
+        for o, zero in zip(outs, out_zeros):
+            if zero:
+                results.append(o)
+                out_slots.append(None)
+            else:
+                t = self.new(o)
+                results.append(t)
+                out_slots.append(t.slot)
+        if any(s is not None for s in out_slots):
+            in_avals = [get_aval(p).to_tangent_aval() for p in tracked]
+            self.nodes.append((_LINEARIZED, lin, out_zeros, in_avals, outs,
+                               [slots[i] for i in idx], out_slots))
+        return results
+
+    def process_custom_jvp_call(self, primitive, fun, jvp, args, *, symbolic_zeros):
+        primals, slots, tracked = self._unpack(args)
+        if not tracked:
+            return self.parent_trace.process_custom_jvp_call(
+                primitive, fun, jvp, primals, symbolic_zeros=symbolic_zeros)
+
+        def call(*xs):
+            return core.trace_ctx.trace.process_custom_jvp_call(
+                primitive, fun, jvp, list(xs), symbolic_zeros=symbolic_zeros)
+        return self._linearize(call, primals, slots)
+
+    def process_custom_vjp_call(self, primitive, fun, fwd, bwd, args, *, out_trees,
+                                symbolic_zeros):
+        primals, slots, tracked = self._unpack(args)
+        if not tracked:
+            return self.parent_trace.process_custom_vjp_call(
+                primitive, fun, fwd, bwd, primals, out_trees=out_trees,
+                symbolic_zeros=symbolic_zeros)
+
+        def call(*xs):
+            return core.trace_ctx.trace.process_custom_vjp_call(
+                primitive, fun, fwd, bwd, list(xs), out_trees=out_trees,
+                symbolic_zeros=symbolic_zeros)
+        return self._linearize(call, primals, slots)
+
+
+def _pointwise_applies(out_aval, primals, slots) -> bool:
+    """The JVP functions transpose to themselves: real floating, no broadcasting."""
+    if not dtypes.is_float(out_aval.dtype):
+        return False
+    for p, s in zip(primals, slots):
+        if s is not None:
+            a = get_aval(p)
+            if a.shape != out_aval.shape or a.dtype != out_aval.dtype:
+                return False
+    return True
+
+
+# ----------------------------------------------------------------------------------------
+# The backward pass
+# ----------------------------------------------------------------------------------------
+
+
+def vjp_flat(fun: Callable, primals: Sequence[Any]):
+    """(primals_out, f_vjp): fun(*primals) run once under a tape; f_vjp(cts_out) -> the
+    cotangent of each primal (a symbolic Zero where nothing flowed), callable many times
+    and under any trace."""
+    trace = TapeTrace(core.trace_ctx.trace)
+    args = [trace.new(p) if _differentiable(p) else p for p in primals]
+    in_slots = [a.slot if type(a) is TapeTracer else None for a in args]
+    with set_current_trace(trace):
+        outs = fun(*args)
+    primals_out, out_slots = [], []
+    for o in outs:
+        if type(o) is TapeTracer and o._trace is trace:
+            primals_out.append(o.primal)
+            out_slots.append(o.slot)
+        else:
+            primals_out.append(o)
+            out_slots.append(None)
+    in_avals = [get_aval(p).to_tangent_aval() for p in primals]
+    nodes, nslots = trace.nodes, trace.nslots
+
+    def f_vjp(cts_out):
+        ct = backward(nodes, nslots, out_slots, cts_out)
+        return [Zero(a) if s is None or ct[s] is None else ct[s]
+                for s, a in zip(in_slots, in_avals)]
+
+    return primals_out, f_vjp
+
+
+def _differentiable(x) -> bool:
+    return dtypes.is_inexact(get_aval(x).dtype)
+
+
+def backward(nodes: list, nslots: int, out_slots: Sequence[int | None],
+             cts_out: Sequence[Any]) -> list:
+    """Walks the tape in reverse from the output cotangents; returns the cotangent of
+    every slot (None where nothing flowed)."""
+    ct: list = [None] * nslots
+    for s, c in zip(out_slots, cts_out):
+        if s is not None and c is not None and type(c) is not Zero:
+            _accumulate(ct, s, c)
+    for node in reversed(nodes):
+        if node[0] is _LINEARIZED:
+            _pull_linearized(node, ct)
+            continue
+        kind, prim, params, primals, ans, slots, out_slot = node
+        c = ct[out_slot]
+        if c is None:
+            continue
+        ct[out_slot] = None
+        if kind is _POINTWISE:
+            _pull_pointwise(prim, params, primals, ans, slots, c, ct)
+        elif kind == "each":
+            _pull_each(prim, params, primals, slots, c, ct)
+        else:
+            args = [p if s is None else UndefinedPrimal(get_aval(p).to_tangent_aval())
+                    for p, s in zip(primals, slots)]
+            _accumulate_all(ct, slots, ad.primitive_transposes[prim](c, *args, **params))
+    return ct
+
+
+def _accumulate(ct: list, slot: int, c) -> None:
+    prev = ct[slot]
+    ct[slot] = c if prev is None else ad.add_jaxvals_p.bind(prev, c)
+
+
+def _accumulate_all(ct: list, slots, cts_in) -> None:
+    for s, c in zip(slots, cts_in):
+        if s is not None and c is not None and type(c) is not Zero:
+            _accumulate(ct, s, c)
+
+
+def _pull_each(prim, params, primals, slots, c, ct) -> None:
+    """Bilinear: the transpose in each tracked argument, the others held at their primals."""
+    rule = ad.primitive_transposes[prim]
+    for i, s in enumerate(slots):
+        if s is None:
+            continue
+        args = list(primals)
+        args[i] = UndefinedPrimal(get_aval(primals[i]).to_tangent_aval())
+        ci = rule(c, *args, **params)[i]
+        if ci is not None and type(ci) is not Zero:
+            _accumulate(ct, s, ci)
+
+
+def _pull_pointwise(prim, params, primals, ans, slots, c, ct) -> None:
+    fns, with_ans = ad.jvp_fns[prim]
+    for fn, s in zip(fns, slots):
+        if s is None or fn is None:
+            continue
+        ci = fn(c, ans, *primals, **params) if with_ans else fn(c, *primals, **params)
+        _accumulate(ct, s, ci)
+
+
+def _pull_linearized(node, ct) -> None:
+    _, lin, out_zeros, in_avals, outs, in_slots, out_slots = node
+    cts = [ct[s] if s is not None else None for s in out_slots]
+    if all(c is None for c in cts):
+        return
+    for s in out_slots:
+        if s is not None:
+            ct[s] = None
+    nonzero = [Zero(get_aval(o).to_tangent_aval()) if c is None else c
+               for o, c, z in zip(outs, cts, out_zeros) if not z]
+    args = [UndefinedPrimal(a) for a in in_avals]
+    _accumulate_all(ct, in_slots, ad.backward_pass(lin.jaxpr, lin.consts, args, nonzero))
