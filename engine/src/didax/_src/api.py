@@ -328,21 +328,23 @@ def value_and_grad(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: boo
     def value_and_grad_f(*args, **kwargs):
         dyn = check_argnums("grad", argnums_t, len(args))
         f_partial, dyn_args = argnums_partial(lambda *a: fun(*a, **kwargs), dyn, args)
-        for leaf in tree_flatten(dyn_args)[0]:
+        flat_p, in_tree = tree_flatten(dyn_args)
+        for leaf in flat_p:
             _check_input_dtype_grad(holomorphic, allow_int, leaf)
-        if has_aux:
-            ans, pullback, aux = vjp(f_partial, *dyn_args, has_aux=True)
-        else:
-            ans, pullback = vjp(f_partial, *dyn_args)
+        aux_cell: dict = {}
+        flat_fun, store = flatten_fun_nokwargs(
+            _without_aux(f_partial, aux_cell) if has_aux else f_partial, in_tree)
+        p_out, pullback = _vjp_flat(flat_fun, flat_p)
+        ans = tree_unflatten(store["out_tree"], [_to_array(x) for x in p_out])
         _check_scalar(ans)
         _check_output_dtype_grad(holomorphic, ans)
         # The seed cotangent is ones *like ans*, weak type included (as JAX), so the
         # gradient of a weakly typed function of Python scalars stays weakly typed.
         ans_aval = core.get_aval(ans)
         ct = _lax.host_constant(1, ans_aval.dtype, ans_aval.weak_type)
-        g = pullback(ct)
+        g = tree_unflatten(in_tree, [_to_array(c) for c in pullback([ct])])
         g = g[0] if isinstance(argnums, int) else g
-        return ((ans, aux), g) if has_aux else (ans, g)
+        return ((ans, aux_cell["aux"]), g) if has_aux else (ans, g)
 
     return value_and_grad_f
 

@@ -103,7 +103,7 @@ class ShapedArray(AbstractValue):
 
     def to_tangent_aval(self) -> ShapedArray:
         if dtypes.is_inexact(self.dtype):
-            return ShapedArray(self.shape, self.dtype, self.weak_type)
+            return self  # interned: the same type
         return ShapedArray(self.shape, dtypes.float0, self.weak_type)
 
     def str_short(self, short_dtypes: bool = False) -> str:

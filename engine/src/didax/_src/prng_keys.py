@@ -576,7 +576,10 @@ def install_key_rule(prim: core.Primitive, physical: Callable) -> None:
     base_impl, base_lower = prim.impl, lowering.lowerings[prim]
 
     def impl(*args, **params):
-        if not any(type(a) is PRNGKeyArray for a in args):
+        for a in args:
+            if type(a) is PRNGKeyArray:
+                break
+        else:
             return base_impl(*args, **params)
         avals = [get_aval(a) for a in args]
         out = prim.abstract_eval(*avals, **params)

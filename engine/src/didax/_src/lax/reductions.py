@@ -81,8 +81,12 @@ def _reduce_sum_transpose(ct, x, *, axes, out_sharding):
     if type(ct) is Zero:
         return [Zero(x.aval)]
     shape = x.aval.shape
-    kept = tuple(np.delete(np.arange(len(shape)), axes))  # NumPy ints, as JAX's rule
-    return [shapes.broadcast_in_dim(ct, shape, kept)]
+    return [shapes.broadcast_in_dim(ct, shape, _kept_dims(len(shape), axes))]
+
+
+@functools.lru_cache(maxsize=1024)
+def _kept_dims(ndim, axes):
+    return tuple(np.delete(np.arange(ndim), axes))  # NumPy ints, as JAX's rule
 
 
 def _reduce_sum_jvp(primals, tangents, *, axes, out_sharding):
@@ -687,6 +691,7 @@ def _ranges_like(*xs):
 
 
 @functools.lru_cache(maxsize=1024)
+@functools.lru_cache(maxsize=1024)
 def _dot_transpose_plan(dimension_numbers, x_ndim, y_ndim, swap_ans):
     """(dimension numbers of ct . y, the permutation back to x's layout)."""
     (x_contract, y_contract), (x_batch, y_batch) = dimension_numbers
@@ -836,14 +841,23 @@ def canonicalize_precision(precision):
 def dot_general(lhs, rhs, dimension_numbers, precision=None, preferred_element_type=None,
                 out_sharding=None):
     precision = canonicalize_precision(precision)
-    (lc, rc), (lb, rb) = dimension_numbers
-    dn = ((tuple(int(d) for d in lc), tuple(int(d) for d in rc)),
-          (tuple(int(d) for d in lb), tuple(int(d) for d in rb)))
+    try:
+        dn = _int_dimension_numbers(dimension_numbers)
+    except TypeError:  # given as lists
+        (lc, rc), (lb, rb) = dimension_numbers
+        dn = _int_dimension_numbers(((tuple(lc), tuple(rc)), (tuple(lb), tuple(rb))))
     if preferred_element_type is not None:
         preferred_element_type = dtypes.canonicalize_dtype(np.dtype(preferred_element_type))
     return dot_general_p.bind(lhs, rhs, dimension_numbers=dn, precision=precision,
                               preferred_element_type=preferred_element_type,
                               out_sharding=out_sharding)
+
+
+@functools.lru_cache(maxsize=1024)
+def _int_dimension_numbers(dimension_numbers):
+    (lc, rc), (lb, rb) = dimension_numbers
+    return ((tuple(int(d) for d in lc), tuple(int(d) for d in rc)),
+            (tuple(int(d) for d in lb), tuple(int(d) for d in rb)))
 
 
 def dot(lhs, rhs, precision=None, preferred_element_type=None):

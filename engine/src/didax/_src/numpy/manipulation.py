@@ -10,6 +10,7 @@ array_creation.
 from __future__ import annotations
 
 import builtins
+import functools
 import math
 import operator
 
@@ -127,16 +128,21 @@ def swapaxes(a, axis1, axis2):
 
 def moveaxis(a, source, destination):
     a = ensure_arraylike("moveaxis", a)
-    nd = np.ndim(a)
-    src = tuple(canonicalize_axis(s, nd) for s in _index_tuple(source))
-    dst = tuple(canonicalize_axis(d, nd) for d in _index_tuple(destination))
+    return shapes.transpose(a, _moveaxis_perm(np.ndim(a), _index_tuple(source),
+                                              _index_tuple(destination)))
+
+
+@functools.lru_cache(maxsize=1024)
+def _moveaxis_perm(nd, source, destination):
+    src = tuple(canonicalize_axis(s, nd) for s in source)
+    dst = tuple(canonicalize_axis(d, nd) for d in destination)
     if len(src) != len(dst):
         raise ValueError("Inconsistent number of elements: "
                          f"{len(src)} vs {len(dst)}")
     perm = [i for i in range(nd) if i not in src]
     for d, s in sorted(zip(dst, src)):
         perm.insert(d, s)
-    return shapes.transpose(a, tuple(perm))
+    return tuple(perm)
 
 
 def rollaxis(a, axis, start=0):

@@ -10,6 +10,7 @@ ufuncs/reductions/indexing_ops.
 from __future__ import annotations
 
 import builtins
+import functools
 import operator
 
 import numpy as np
@@ -91,37 +92,52 @@ def _classify_batch(a_batch, b_batch):
 
 def matmul(a, b, *, precision=None, preferred_element_type=None, out_sharding=None):
     a, b = ensure_arraylike("matmul", a, b)
-    for i, x in enumerate((a, b)):
-        if np.ndim(x) < 1:
-            raise ValueError(f"matmul input operand {i} must have ndim at least 1, but it "
-                             f"has ndim {np.ndim(x)}")
+    plan = _matmul_plan(np.shape(a), np.shape(b))
+    if isinstance(plan, str):
+        raise ValueError(plan.format(a=core.get_aval(a).str_short(),
+                                     b=core.get_aval(b).str_short()))
     pet, weak = _result_type(a, b, preferred_element_type, "matmul")
-    a_mat, b_mat = np.ndim(a) > 1, np.ndim(b) > 1
-    ab = np.shape(a)[:-2] if a_mat else ()
-    bb = np.shape(b)[:-2] if b_mat else ()
+    a_sq, b_sq, dn, perm, both = plan
+    if a_sq:
+        a = shapes.squeeze(a, a_sq)
+    if b_sq:
+        b = shapes.squeeze(b, b_sq)
+    out = lred.dot_general(a, b, dn, precision=precision, preferred_element_type=pet)
+    if perm is not None:
+        out = shapes.transpose(out, perm)
+    if both:
+        out = shapes.expand_dims(out, both)
+    return convert(out, pet, weak)
+
+
+@functools.lru_cache(maxsize=512)
+def _matmul_plan(a_shape, b_shape):
+    """How matmul of these shapes runs: (dims to squeeze from a, from b, dot dimension
+    numbers, output permutation or None, dims to re-insert), or an error message."""
+    for i, shape in enumerate((a_shape, b_shape)):
+        if len(shape) < 1:
+            return (f"matmul input operand {i} must have ndim at least 1, but it has ndim "
+                    f"{len(shape)}")
+    a_mat, b_mat = len(a_shape) > 1, len(b_shape) > 1
+    ab = a_shape[:-2] if a_mat else ()
+    bb = b_shape[:-2] if b_mat else ()
     nbatch = builtins.max(len(ab), len(bb))
     ab = (None,) * (nbatch - len(ab)) + tuple(ab)
     bb = (None,) * (nbatch - len(bb)) + tuple(bb)
     g = _classify_batch(ab, bb)
     if g is None:
-        raise ValueError(f"Incompatible types for matmul arguments: {a.aval.str_short()} "
-                         f"and {b.aval.str_short()}")
+        return "Incompatible types for matmul arguments: {a} and {b}"
     if a_mat:
         g["a_other"].append(nbatch)
     if b_mat:
         g["b_other"].append(nbatch + a_mat)
-    perm = tuple(int(p) for p in np.argsort(np.array(
-        g["batch"] + g["a_other"] + g["b_other"], dtype=np.int64), kind="stable"))
-    a = shapes.squeeze(a, tuple(g["a_sq"]))
-    b = shapes.squeeze(b, tuple(g["b_sq"]))
-    dn = (((np.ndim(a) - 1,), (np.ndim(b) - 1 - b_mat,)), (tuple(g["a_bd"]),
-                                                         tuple(g["b_bd"])))
-    out = lred.dot_general(a, b, dn, precision=precision, preferred_element_type=pet)
-    if perm != tuple(range(len(perm))):
-        out = shapes.transpose(out, perm)
-    if g["both"]:
-        out = shapes.expand_dims(out, tuple(g["both"]))
-    return convert(out, pet, weak)
+    order = g["batch"] + g["a_other"] + g["b_other"]
+    perm = tuple(sorted(range(len(order)), key=order.__getitem__))
+    a_nd = len(a_shape) - len(g["a_sq"])
+    b_nd = len(b_shape) - len(g["b_sq"])
+    dn = (((a_nd - 1,), (b_nd - 1 - b_mat,)), (tuple(g["a_bd"]), tuple(g["b_bd"])))
+    return (tuple(g["a_sq"]), tuple(g["b_sq"]), dn,
+            None if perm == tuple(range(len(perm))) else perm, tuple(g["both"]))
 
 
 def vdot(a, b, *, precision=None, preferred_element_type=None):

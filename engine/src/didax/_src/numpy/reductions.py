@@ -125,9 +125,8 @@ def _reduction(a, name, op, init, *, has_identity=True, preproc=None, axis=None,
     a = lax.convert_element_type(a, result_dtype)
     if result_dtype == np.bool_:
         op = _BOOL_OP.get(op, op)
-    init_val = _init_val(result_dtype, init)
     if where is not None:
-        a = where3(where, a, init_val)
+        a = where3(where, a, _init_val(result_dtype, init))
     res = _LAX_REDUCERS[op](a, dims) if dims else a
     if initial is not None:
         init_arr = convert(initial, result_dtype)
@@ -147,6 +146,8 @@ def _cast_to_bool(x):
 
 
 def _cast_to_numeric(x):
+    if dtype_of(x) != np.bool_:  # already numeric: nothing to promote
+        return x
     return promote_dtypes_numeric(x)[0]
 
 

@@ -77,6 +77,8 @@ def to_array(x):
 
 def ensure_arraylike(fun_name: str, *args):
     """Checks args and converts each to an Array/Tracer; one arg gives one value."""
+    if len(args) == 1 and (type(args[0]) is Array or isinstance(args[0], Tracer)):
+        return args[0]
     check_arraylike(fun_name, *args)
     out = tuple(to_array(a) for a in args)
     return out[0] if len(out) == 1 else out
@@ -378,9 +380,22 @@ def jit_like_jax(name: str | None = None, static_argnames: Sequence[str] = (),
     return deco
 
 
+def _select_ready(condition, x, y) -> bool:
+    """Already what lax.select takes: a bool condition, x and y of one type, one
+    non-empty shape (the common case, which needs no promotion or broadcasting)."""
+    for v in (condition, x, y):
+        if type(v) is not Array and not isinstance(v, Tracer):
+            return False
+    c, a, b = condition.aval, x.aval, y.aval
+    return (c.dtype == np.bool_ and a.dtype == b.dtype and a.weak_type == b.weak_type
+            and c.shape == a.shape == b.shape and 0 not in a.shape)
+
+
 @jit_like_jax("_where")
 def where3(condition, x, y):
     """jnp.where(condition, x, y): condition as bool, x and y promoted, all broadcast."""
+    if _select_ready(condition, x, y):
+        return lax.select(condition, x, y)
     condition, x, y = ensure_arraylike("where", condition, x, y)
     if dtype_of(condition) != np.bool_:
         condition = lax.ne(condition, zero(condition))
