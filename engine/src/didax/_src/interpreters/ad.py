@@ -244,8 +244,11 @@ def jvp_jaxpr(closed: core.ClosedJaxpr, nonzeros: Sequence[bool],
 # ----------------------------------------------------------------------------------------
 
 
-def defjvp(primitive: Primitive, *jvp_fns_: Callable | None) -> None:
-    """JVP from one function per argument: fn(tangent_i, *primals, **params)."""
+def defjvp(primitive: Primitive, *jvp_fns_: Callable | None,
+           self_transposing: bool = True) -> None:
+    """JVP from one function per argument: fn(tangent_i, *primals, **params).
+    self_transposing=False: for a pointwise primitive, some fn is not its own transpose
+    even up to types (it casts), so the eager tape must not pull back through it."""
 
     def rule(primals, tangents, **params):
         primal_out = primitive.bind(*primals, **params)
@@ -260,10 +263,12 @@ def defjvp(primitive: Primitive, *jvp_fns_: Callable | None) -> None:
         return primal_out, tangent_out
 
     primitive_jvps[primitive] = rule
-    jvp_fns[primitive] = (jvp_fns_, False)
+    if self_transposing:
+        jvp_fns[primitive] = (jvp_fns_, False)
 
 
-def defjvp2(primitive: Primitive, *jvp_fns_: Callable | None) -> None:
+def defjvp2(primitive: Primitive, *jvp_fns_: Callable | None,
+            self_transposing: bool = True) -> None:
     """Like defjvp, but each fn also sees the primal output: fn(t_i, ans, *primals)."""
 
     def rule(primals, tangents, **params):
@@ -279,7 +284,8 @@ def defjvp2(primitive: Primitive, *jvp_fns_: Callable | None) -> None:
         return ans, tangent_out
 
     primitive_jvps[primitive] = rule
-    jvp_fns[primitive] = (jvp_fns_, True)
+    if self_transposing:
+        jvp_fns[primitive] = (jvp_fns_, True)
 
 
 def defjvp_zero(primitive: Primitive) -> None:

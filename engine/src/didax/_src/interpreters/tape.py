@@ -35,16 +35,13 @@ _LINEARIZED = "linearized"
 class TapeTracer(Tracer):
     """A value of the forward pass: its primal and its slot on the tape."""
 
-    __slots__ = ("primal", "slot")
+    __slots__ = ("primal", "slot", "aval")
 
-    def __init__(self, trace, primal, slot: int):
+    def __init__(self, trace, primal, slot: int, aval):
         self._trace = trace
         self.primal = primal
         self.slot = slot
-
-    @property
-    def aval(self):
-        return get_aval(self.primal)
+        self.aval = aval
 
     def to_concrete_value(self):
         return core.concrete_value_of(self.primal)
@@ -70,8 +67,8 @@ class TapeTrace(Trace):
         self.nodes: list[tuple] = []
         self.nslots = 0
 
-    def new(self, primal) -> TapeTracer:
-        t = TapeTracer(self, primal, self.nslots)
+    def new(self, primal, aval=None) -> TapeTracer:
+        t = TapeTracer(self, primal, self.nslots, get_aval(primal) if aval is None else aval)
         self.nslots += 1
         return t
 
@@ -98,12 +95,12 @@ class TapeTrace(Trace):
             return self._linearized_primitive(primitive, primals, slots, params)
         ans = self.parent_trace.process_primitive(primitive, primals, params)
         out_aval = get_aval(ans)
-        if not dtypes.is_inexact(out_aval.dtype):
+        if not _inexact(out_aval.dtype):
             return ans
         if kind is _POINTWISE and not _pointwise_applies(out_aval, primals, slots):
             # pointwise primitives are pure: evaluating once more is harmless
             return self._linearized_primitive(primitive, primals, slots, params)
-        out = self.new(ans)
+        out = self.new(ans, out_aval)
         self.nodes.append((kind, primitive, params, primals, ans, slots, out.slot))
         return out
 
@@ -214,7 +211,18 @@ def vjp_flat(fun: Callable, primals: Sequence[Any]):
 
 
 def _differentiable(x) -> bool:
-    return dtypes.is_inexact(get_aval(x).dtype)
+    return _inexact(get_aval(x).dtype)
+
+
+_INEXACT: dict = {}
+
+
+def _inexact(dtype) -> bool:
+    try:
+        return _INEXACT[dtype]
+    except KeyError:
+        out = _INEXACT[dtype] = dtypes.is_inexact(dtype)
+        return out
 
 
 def backward(nodes: list, nslots: int, out_slots: Sequence[int | None],

@@ -121,6 +121,7 @@ def _cached_abstract_eval(rule: Callable) -> Callable:
         return out
 
     cached.__wrapped__ = rule
+    cached.cache = cache
     return cached
 
 
@@ -178,10 +179,22 @@ def _wrap_numpy_impl(prim: Primitive, np_impl: Callable) -> Callable:
             outs = _quiet(np_impl, [_host(x, a) for x, a in zip(args, avals)], params)
             return [_wrap(o, a) for o, a in zip(outs, out_avals)]
     else:
+        cache = abstract_eval.cache
+
         def impl(*args, **params):
-            avals = [x.aval if type(x) is Array else get_aval(x) for x in args]
-            out_aval = abstract_eval(*avals, **params)
-            out = _quiet(np_impl, [_host(x, a) for x, a in zip(args, avals)], params)
+            # the hot path of every eager operation: the abstract-eval cache and NumPy's
+            # error state are used inline (each call saved here is ~0.3 us per operation)
+            avals = tuple([x.aval if type(x) is Array else get_aval(x) for x in args])
+            try:
+                out_aval = cache[(avals, tuple(params.items()))]
+            except (KeyError, TypeError):
+                out_aval = abstract_eval(*avals, **params)
+            hosts = [_host(x, a) for x, a in zip(args, avals)]
+            token = _set_fp_errors(_IGNORE_FP_ERRORS)
+            try:
+                out = np_impl(*hosts, **params)
+            finally:
+                _reset_fp_errors(token)
             return _wrap(out, out_aval)
     return impl
 
@@ -190,6 +203,7 @@ try:  # NumPy's error state is a context variable; setting it directly costs ~0.
     from numpy._core._ufunc_config import _extobj_contextvar, _make_extobj
 
     _IGNORE_FP_ERRORS = _make_extobj(all="ignore")
+    _set_fp_errors, _reset_fp_errors = _extobj_contextvar.set, _extobj_contextvar.reset
 
     def _quiet(np_impl, args, params):
         token = _extobj_contextvar.set(_IGNORE_FP_ERRORS)
@@ -198,6 +212,14 @@ try:  # NumPy's error state is a context variable; setting it directly costs ~0.
         finally:
             _extobj_contextvar.reset(token)
 except ImportError:  # pragma: no cover - other NumPy layouts
+    _IGNORE_FP_ERRORS = None
+    _saved_fp_errors: list = []
+
+    def _set_fp_errors(_):
+        _saved_fp_errors.append(np.seterr(all="ignore"))
+
+    def _reset_fp_errors(_):
+        np.seterr(**_saved_fp_errors.pop())
 
     def _quiet(np_impl, args, params):
         with np.errstate(all="ignore"):

@@ -579,7 +579,9 @@ def _pow_jvp_rhs(g, ans, x, y):
     return convert_element_type(mul(g, mul(log(_replace_zero(x)), ans)), y_dt)
 
 
-ad.defjvp2(pow_p, _pow_jvp_lhs, _pow_jvp_rhs)
+# The exponent's rule ends in a cast whose transpose retypes the cotangent (a weak
+# exponent keeps a weak gradient, the base does not), so it is not its own transpose.
+ad.defjvp2(pow_p, _pow_jvp_lhs, _pow_jvp_rhs, self_transposing=False)
 
 
 def _balanced_eq(x, z, y):

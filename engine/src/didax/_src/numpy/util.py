@@ -3,7 +3,7 @@ lattice with weak types), rank promotion for broadcasting, conversion of Python 
 without staging an equation, axis canonicalization, and `jit_like_jax`, which stages
 the jnp functions JAX wraps in `jit` as `jit` calls, as JAX shows them in jaxprs.
 
-May import core, dtypes, config, array, didax.lax and pjit.
+May import core, dtypes, config, array, interpreters (the tape), didax.lax and pjit.
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ from didax._src import core, dtypes
 from didax._src.array import Array
 from didax._src.config import config
 from didax._src.core import Tracer
+from didax._src.interpreters.tape import TapeTrace
 from didax._src.lax import lax, shapes
 from didax._src.pjit import jit
 
@@ -349,6 +350,8 @@ def concrete_int(x, what: str) -> int:
 def _staging() -> bool:
     """True when some trace in the current chain stages equations (make_jaxpr, jit)."""
     t = core.trace_ctx.trace
+    if t is core.eval_trace or type(t) is TapeTrace:  # (a tape sits on the eval trace)
+        return False
     while t is not None:
         if getattr(t, "is_staging", False) or type(t).__name__ == "DynamicJaxprTrace":
             return True
