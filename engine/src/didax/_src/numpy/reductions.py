@@ -65,7 +65,7 @@ def check_where(name, where):
 def _static_axis(axis, name):
     if axis is None or type(axis) is int:
         return axis
-    if type(axis) is tuple and all(type(i) is int for i in axis):
+    if type(axis) is tuple and builtins.all(type(i) is int for i in axis):
         return axis
 
     def force(x):
