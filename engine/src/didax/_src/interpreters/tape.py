@@ -85,13 +85,19 @@ class TapeTrace(Trace):
         return primals, slots, tracked
 
     def process_primitive(self, primitive, args, params):
-        primals, slots, tracked = self._unpack(args)
-        if not tracked or primitive in ad.zero_jvp:
+        primals, slots, tracked = [], [], False
+        for x in args:  # (self._unpack, inlined: this runs for every operation)
+            if type(x) is TapeTracer and x._trace is self:
+                primals.append(x.primal)
+                slots.append(x.slot)
+                tracked = True
+            else:
+                primals.append(x)
+                slots.append(None)
+        kind = _kind_of(primitive) if tracked else _UNTRACKED
+        if kind is _UNTRACKED:
             return self.parent_trace.process_primitive(primitive, primals, params)
-        kind = ad.linearity.get(primitive)
-        if kind is None and primitive in ad.pointwise and primitive in ad.jvp_fns:
-            kind = _POINTWISE
-        if kind is None or primitive.multiple_results:
+        if kind is None:
             return self._linearized_primitive(primitive, primals, slots, params)
         ans = self.parent_trace.process_primitive(primitive, primals, params)
         out_aval = get_aval(ans)
@@ -163,6 +169,31 @@ class TapeTrace(Trace):
                 primitive, fun, fwd, bwd, list(xs), out_trees=out_trees,
                 symbolic_zeros=symbolic_zeros)
         return self._linearize(call, primals, slots)
+
+
+_UNTRACKED = "untracked"  # no derivative flows through: evaluate and record nothing
+_KINDS: dict = {}
+
+
+def _kind_of(primitive):
+    """How the tape pulls back through primitive: "joint", "each", _POINTWISE (when the
+    types allow it), _UNTRACKED, or None (linearize it)."""
+    try:
+        return _KINDS[primitive]
+    except KeyError:
+        pass
+    if primitive in ad.zero_jvp:
+        kind = _UNTRACKED
+    elif primitive.multiple_results:
+        kind = None
+    elif primitive in ad.linearity:
+        kind = ad.linearity[primitive]
+    elif primitive in ad.pointwise and primitive in ad.jvp_fns:
+        kind = _POINTWISE
+    else:
+        kind = None
+    _KINDS[primitive] = kind
+    return kind
 
 
 def _pointwise_applies(out_aval, primals, slots) -> bool:

@@ -184,12 +184,21 @@ def _wrap_numpy_impl(prim: Primitive, np_impl: Callable) -> Callable:
         def impl(*args, **params):
             # the hot path of every eager operation: the abstract-eval cache and NumPy's
             # error state are used inline (each call saved here is ~0.3 us per operation)
-            avals = tuple([x.aval if type(x) is Array else get_aval(x) for x in args])
+            avals, hosts = [], []
+            for x in args:
+                if type(x) is Array:
+                    avals.append(x.aval)
+                    v = x._npy
+                    hosts.append(v if v is not None else x._value)
+                else:
+                    a = get_aval(x)
+                    avals.append(a)
+                    hosts.append(to_numpy(x, a))
+            avals = tuple(avals)
             try:
                 out_aval = cache[(avals, tuple(params.items()))]
             except (KeyError, TypeError):
                 out_aval = abstract_eval(*avals, **params)
-            hosts = [_host(x, a) for x, a in zip(args, avals)]
             token = _set_fp_errors(_IGNORE_FP_ERRORS)
             try:
                 out = np_impl(*hosts, **params)

@@ -99,7 +99,7 @@ def _reduce_sum_jvp(primals, tangents, *, axes, out_sharding):
 
 reduce_sum_p = def_primitive(
     "reduce_sum", abstract_eval=_reduce_abstract_eval("reduce_sum", _num),
-    impl=lambda x, *, axes, out_sharding: np.sum(x, axis=axes, dtype=x.dtype),
+    impl=lambda x, *, axes, out_sharding: np.add.reduce(x, axis=axes, dtype=x.dtype),
     jvp=_reduce_sum_jvp, transpose=_reduce_sum_transpose, batch=None,
     lower=_reduce_lower("sum", "stablehlo.add"), linear="joint")
 batching.defreducer(reduce_sum_p)
@@ -602,6 +602,7 @@ def _precision_rank(dt):
 
 
 @functools.lru_cache(maxsize=512)
+@functools.lru_cache(maxsize=256)
 def _dot_dtype(lhs_dt, rhs_dt, preferred):
     lr, rr = _precision_rank(lhs_dt), _precision_rank(rhs_dt)
     if lr == rr and lhs_dt != rhs_dt:

@@ -84,6 +84,10 @@ def _bid_abstract_eval(x, *, shape, broadcast_dimensions, sharding):
 
 
 def _bid_impl(x, *, shape, broadcast_dimensions, sharding):
+    if not broadcast_dimensions and type(x) is np.ndarray:  # a scalar: all strides 0
+        out = np.ndarray(shape, x.dtype, x, 0, (0,) * len(shape))
+        out.flags.writeable = False
+        return out
     expanded = [1] * len(shape)
     for i, d in enumerate(broadcast_dimensions):
         expanded[d] = x.shape[i]
@@ -202,7 +206,7 @@ def full(shape, fill_value, dtype=None, weak_type: bool = False):
         if not shape:
             return fill
         if core.trace_ctx.trace is core.eval_trace:  # (staged, it must stay a literal)
-            fill = _FILL_ARRAYS.get(id(fill)) or fill
+            fill = _FILL_ARRAYS.get(id(fill), fill)
     if not shape:
         return fill
     return broadcast_in_dim_p.bind(fill, shape=shape, broadcast_dimensions=(), sharding=None)

@@ -128,8 +128,8 @@ def swapaxes(a, axis1, axis2):
 
 def moveaxis(a, source, destination):
     a = ensure_arraylike("moveaxis", a)
-    return shapes.transpose(a, _moveaxis_perm(np.ndim(a), _index_tuple(source),
-                                              _index_tuple(destination)))
+    perm = _moveaxis_perm(np.ndim(a), _index_tuple(source), _index_tuple(destination))
+    return a if perm == tuple(range(len(perm))) else shapes.transpose(a, perm)
 
 
 @functools.lru_cache(maxsize=1024)

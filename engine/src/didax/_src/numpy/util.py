@@ -138,9 +138,11 @@ def const_like(x, val):
 
 def full(shape, val, dtype, weak_type: bool = False):
     """An Array (or staged broadcast) of shape filled with val."""
+    shape = tuple(shape)
+    if shape and not weak_type and type(val) in (bool, int, float):
+        return shapes.full(shape, val, dtype)  # (its host fills are cached)
     fill = core.typed_scalar(val, dtype, weak_type) if not isinstance(val, (Array, Tracer)) \
         else convert(val, dtype, weak_type)
-    shape = tuple(shape)
     return to_array(fill) if not shape else shapes.broadcast_in_dim(fill, shape, ())
 
 
@@ -327,6 +329,17 @@ def canonicalize_axis(axis, ndim: int) -> int:
 def canonicalize_axes(axis, ndim: int) -> tuple[int, ...]:
     """axis (None, an int or a sequence) as a tuple of non-negative ints; duplicates
     raise."""
+    if type(axis) is tuple or type(axis) is int or axis is None:
+        return _canonical_axes(axis, ndim)
+    return _canonicalize_axes(axis, ndim)
+
+
+@functools.lru_cache(maxsize=1024)
+def _canonical_axes(axis, ndim):
+    return _canonicalize_axes(axis, ndim)
+
+
+def _canonicalize_axes(axis, ndim: int) -> tuple[int, ...]:
     if axis is None:
         return tuple(range(ndim))
     if isinstance(axis, (tuple, list)):
