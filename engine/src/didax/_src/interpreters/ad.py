@@ -135,7 +135,18 @@ class JVPTracer(Tracer):
         raise core.conversion_error(self, "complex")
 
     def __repr__(self):
-        return f"JVPTracer(primal={self.primal!r}, tangent={self.tangent!r})"
+        # as JAX's: a tangent being staged (by linearize, grad, vjp) shows as its type
+        primal = _short(self.primal)
+        t = self.tangent
+        if isinstance(t, pe.DynamicJaxprTracer) and isinstance(t._trace, pe.JaxprTrace):
+            tangent = get_aval(self.tangent).str_short(True)
+            return f"GradTracer(primal={primal}, typeof(tangent)={tangent})"
+        return f"JVPTracer(primal={primal}, tangent={_short(self.tangent)})"
+
+
+def _short(x) -> str:
+    """How JAX shows a value inside a tracer's repr: tracers by repr, values by str."""
+    return repr(x) if isinstance(x, Tracer) else str(x)
 
 
 class JVPTrace(Trace):

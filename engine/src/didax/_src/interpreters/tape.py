@@ -53,8 +53,9 @@ class TapeTracer(Tracer):
     def __complex__(self):
         raise core.conversion_error(self, "complex")
 
-    def __repr__(self):
-        return f"JVPTracer(primal={self.primal!r}, tangent=<on the tape, slot {self.slot}>)"
+    def __repr__(self):  # as JAX shows a value being differentiated by grad/vjp
+        primal = repr(self.primal) if isinstance(self.primal, Tracer) else str(self.primal)
+        return f"GradTracer(primal={primal}, typeof(tangent)={self.aval.str_short(True)})"
 
 
 class TapeTrace(Trace):
