@@ -483,8 +483,6 @@ def test_float_of_tracer_raises_like_jax():
     both_raise(lambda top, jnp, lax: top.grad(lambda a: float(a) * a)(2.0))
 
 
-@pytest.mark.xfail(strict=True, reason="pre-existing (JVP path too): Tracer.__array__ returns "
-                   "the concrete primal; JAX raises TracerArrayConversionError")
 def test_numpy_conversion_of_tracer_raises_like_jax():
     both_raise(lambda top, jnp, lax: top.grad(lambda a: jnp.sum(np.asarray(a) * a))(x3))
 
@@ -519,20 +517,20 @@ def test_leaked_tracer_raises_like_jax(where, use):
         "grad": lambda top, jnp, t: top.grad(lambda a: jnp.sum(a * t))(y3)}[use]))
 
 
-@pytest.mark.xfail(strict=True, reason="pre-existing (JVP path too): a leaked tracer closed "
-                   "over by jit becomes a constant silently; JAX raises UnexpectedTracerError")
-@pytest.mark.parametrize("where", ["grad", "jvp"])
+@pytest.mark.parametrize("where", ["grad", "vjp", "jvp"])
 def test_leaked_tracer_under_jit_raises_like_jax(where):
     both_raise(leak_then(where, lambda top, jnp, t: top.jit(lambda a: a * t)(y3)))
 
 
-def test_custom_jvp_closing_over_differentiated_value_raises_like_jax():
+@pytest.mark.parametrize("jit", [False, True])
+def test_custom_jvp_closing_over_differentiated_value_raises_like_jax(jit):
     def call(top, jnp, lax):
         def g(a, b):
             f = top.custom_jvp(lambda v: jnp.sin(v) * b)
             f.defjvp(lambda p, t: (f(p[0]), jnp.cos(p[0]) * b * t[0]))
             return jnp.sum(f(a))
-        return top.grad(g, (0, 1))(x3, y3)
+        dg = top.grad(g, (0, 1))
+        return (top.jit(dg) if jit else dg)(x3, y3)
     both_raise(call)
 
 

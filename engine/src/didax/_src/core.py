@@ -515,13 +515,12 @@ class Tracer:
         return complex(_concrete_or_error(self, "complex", ConcretizationTypeError))
 
     def __array__(self, dtype=None, copy=None):
-        val = self.to_concrete_value()
-        if val is None:
-            raise TracerArrayConversionError(
-                f"The numpy.ndarray conversion method __array__() was called on traced "
-                f"array with shape {_long_type(self.aval)}\n{_where_msg(self)}"
-            )
-        return np.asarray(val, dtype=dtype)
+        # As JAX's: even a tracer with a concrete value (under jvp/grad) refuses, since
+        # NumPy would silently drop what is being traced of it.
+        raise TracerArrayConversionError(
+            f"The numpy.ndarray conversion method __array__() was called on traced "
+            f"array with shape {_long_type(self.aval)}\n{_where_msg(self)}"
+        )
 
     def item(self):
         return _concrete_or_error(self, "item", ConcretizationTypeError).item()

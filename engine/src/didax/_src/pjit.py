@@ -385,6 +385,9 @@ def compile_closed_jaxpr(closed: ClosedJaxpr, name: str, keep_unused: bool = Fal
     kept = [i for i, u in enumerate(used) if u]
     keep_consts = set(jaxpr.constvars)
     consts = [c for v, c in zip(closed.jaxpr.constvars, closed.consts) if v in keep_consts]
+    for c in consts:  # a tracer captured as a constant outlived its transformation
+        if isinstance(c, Tracer):
+            raise core.escaped_tracer_error(c)
     out_literals = [_literal_output(v) for v in jaxpr.outvars]
     dyn_outvars = [v for v, lit in zip(jaxpr.outvars, out_literals) if lit is None]
     flat = pe.convert_constvars_jaxpr(jaxpr.replace(outvars=dyn_outvars))

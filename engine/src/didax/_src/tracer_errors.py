@@ -12,7 +12,8 @@ def escaped_tracer_error(tracer, detail: str | None = None) -> UnexpectedTracerE
     msg = (
         "Encountered an unexpected tracer. A function transformed by JAX had a side effect, "
         "allowing for a reference to an intermediate value with type "
-        f"{tracer.aval.str_short()} wrapped in a {type(tracer).__name__} to escape the scope "
+        f"{tracer.aval.str_short()} wrapped in a "
+        f"{getattr(type(tracer), 'display_name', type(tracer).__name__)} to escape the scope "
         "of the transformation.\nJAX transformations require that functions explicitly "
         "return their outputs, and disallow saving intermediate values to global state."
     )

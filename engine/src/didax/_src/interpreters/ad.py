@@ -150,11 +150,13 @@ def _short(x) -> str:
 
 
 class JVPTrace(Trace):
-    __slots__ = ("tag",)
+    __slots__ = ("tag", "finished")
 
     def __init__(self, parent_trace, tag=None):
         self.parent_trace = parent_trace
         self.tag = tag if tag is not None else object()
+        self.finished = False  # set when its transformation returns: a tracer still
+        # around is a leak (staging it raises UnexpectedTracerError, as JAX)
 
     def to_primal_tangent(self, x):
         if type(x) is JVPTracer and x._trace.tag is self.tag:
@@ -220,6 +222,7 @@ def jvp_flat(fun: Callable, primals: Sequence[Any], tangents: Sequence[Any],
         p, t = trace.to_primal_tangent(o)
         primals_out.append(p)
         tangents_out.append(t)
+    trace.finished = True
     if isinstance(instantiate, bool):
         instantiate = [instantiate] * len(tangents_out)
     tangents_out = [instantiate_zeros(t) if inst else t
@@ -378,6 +381,7 @@ def linearize_flat(fun: Callable, primals: Sequence[Any]):
     tracers = [JVPTracer(jvp_trace, p, t) for p, t in zip(primals, tangents_in)]
     with set_current_trace(jvp_trace):
         outs = fun(*tracers)
+    jvp_trace.finished = True
     primals_out, tangents_out, out_zeros = [], [], []
     for o in outs:
         p, t = jvp_trace.to_primal_tangent(o)

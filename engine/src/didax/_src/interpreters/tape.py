@@ -36,6 +36,7 @@ class TapeTracer(Tracer):
     """A value of the forward pass: its primal and its slot on the tape."""
 
     __slots__ = ("primal", "slot", "aval")
+    display_name = "LinearizeTracer"  # what JAX's errors call a value under grad/vjp
 
     def __init__(self, trace, primal, slot: int, aval):
         self._trace = trace
@@ -61,12 +62,13 @@ class TapeTracer(Tracer):
 class TapeTrace(Trace):
     """Runs primitives eagerly (in the parent trace) and records how to pull back."""
 
-    __slots__ = ("nodes", "nslots")
+    __slots__ = ("nodes", "nslots", "finished")
 
     def __init__(self, parent_trace: Trace):
         self.parent_trace = parent_trace
         self.nodes: list[tuple] = []
         self.nslots = 0
+        self.finished = False  # once the forward pass returns (later use is a leak)
 
     def new(self, primal, aval=None) -> TapeTracer:
         t = TapeTracer(self, primal, self.nslots, get_aval(primal) if aval is None else aval)
@@ -223,6 +225,7 @@ def vjp_flat(fun: Callable, primals: Sequence[Any]):
     in_slots = [a.slot if type(a) is TapeTracer else None for a in args]
     with set_current_trace(trace):
         outs = fun(*args)
+    trace.finished = True
     primals_out, out_slots = [], []
     for o in outs:
         if type(o) is TapeTracer and o._trace is trace:
