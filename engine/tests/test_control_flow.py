@@ -1,5 +1,5 @@
-"""Structured control flow — lax.cond, switch, scan, while_loop, fori_loop, map and
-associative_scan — against real JAX.
+"""Structured control flow — lax.cond, switch, scan, while_loop, fori_loop, map,
+associative_scan and reduce — against real JAX.
 
 `CASES` runs each program through `oracle.check_against_jax`: eager value (dtype, weak
 type), make_jaxpr round trip, jvp, vjp, grad and vmap with batched and unbatched operands
@@ -166,6 +166,18 @@ CASES = {
             lambda c, x: (lax.while_loop(lambda v: v < jnp.abs(x) * 5, lambda v: v + 1.0, c),
                           c), f32(0.0), xs),
         (XS,), ("eval", "jaxpr", "vmap")),
+    # lax.reduce: a monoid with its identity is its reduction primitive; others stage reduce
+    "reduce_monoid_max": (
+        lambda jnp, lax: lambda m: lax.reduce(m, -np.inf, lax.max, (1,)), (M,), ALL),
+    "reduce_product": (
+        lambda jnp, lax: lambda m: lax.reduce(m, f32(1.0), lambda a, b: a * b, (0,)),
+        (M,), ALL),
+    "reduce_logaddexp_all": (
+        lambda jnp, lax: lambda m: lax.reduce(m, -np.inf, jnp.logaddexp, (0, 1)), (M,), ALL),
+    "reduce_pair": (
+        lambda jnp, lax: lambda m, v: lax.reduce(
+            (m, v), (0.0, 1.0), lambda a, b: (a[0] + b[0], a[1] * b[1]), (1,)),
+        (M, XS2.T.copy()), ALL),
 }
 
 
@@ -608,3 +620,19 @@ def test_eager_cond_runs_only_the_selected_branch():
     assert sorted(ran) == ["f", "t"]  # both are traced, like JAX
     out = didax.lax.switch(5, [lambda x: x + 1, lambda x: x * 10], didax.numpy.float32(2))
     assert float(out) == 20.0
+
+
+@pytest.mark.parametrize("case", [
+    lambda lax: lax.reduce(M, 1, lax.add, (0,)),  # init dtype differs from the operand's
+    lambda lax: lax.reduce((M,), (0.0, 1.0), lax.add, (0,)),  # tree mismatch
+])
+def test_reduce_errors_match_jax(case):
+    check_error_against_jax(lambda jnp, lax: lambda: case(lax), ())
+
+
+def test_reduce_jaxpr_and_lowering_text_match_jax():
+    def texts(top):
+        f = lambda m: top.lax.reduce((m, m), (0.0, 1.0),  # noqa: E731
+                                     lambda a, b: (a[0] + b[0], a[1] * b[1]), (0,))
+        return str(top.make_jaxpr(f)(M)), top.jit(f).lower(M).as_text()
+    assert texts(didax) == texts(jax)

@@ -22,6 +22,12 @@ from didax._src.lax.control_flow import (
     map as map,
 )
 from didax._src.lax.control_flow import (
+    reduce as reduce,
+)
+from didax._src.lax.control_flow import (
+    reduce_p as reduce_p,
+)
+from didax._src.lax.control_flow import (
     scan as scan,
 )
 from didax._src.lax.control_flow import (
