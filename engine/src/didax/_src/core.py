@@ -526,7 +526,8 @@ class Tracer:
         return _concrete_or_error(self, "item", ConcretizationTypeError).item()
 
     def tolist(self):
-        return np.asarray(_concrete_or_error(self, "tolist", ConcretizationTypeError)).tolist()
+        # as JAX's: a list of Python numbers would drop what is traced, concrete or not
+        raise conversion_error(self, "tolist")
 
     def __repr__(self):
         return f"Traced<{self.aval.str_short()}>with<{type(self._trace).__name__}>"

@@ -37,8 +37,8 @@ _OP_WORDS = {
     "complex": _ABSTRACT + "traced array with shape {}\n" + _CONVERT_TIP.format("complex"),
     "item": _ABSTRACT + "traced array with shape {}\nThis occurred in the item() method "
                         "of jax.Array",
-    "tolist": _ABSTRACT + "traced array with shape {}\nThis occurred in the tolist() "
-                          "method of jax.Array",
+    "tolist": _ABSTRACT + "traced array with shape {0}\nThe tolist() method was called "
+                          "on traced array with shape {0}.",
 }
 
 

@@ -63,6 +63,7 @@ class TapeTrace(Trace):
     """Runs primitives eagerly (in the parent trace) and records how to pull back."""
 
     __slots__ = ("nodes", "nslots", "finished")
+    debug_desc = "LinearizeTrace"  # (JAX's name for the trace of grad/vjp, in messages)
 
     def __init__(self, parent_trace: Trace):
         self.parent_trace = parent_trace
