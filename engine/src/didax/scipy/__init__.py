@@ -1,4 +1,6 @@
-"""`didax.scipy`: JAX's jax.scipy subset (special functions, statistical distributions)."""
+"""`didax.scipy`: JAX's jax.scipy subset (special functions, statistical distributions,
+linear algebra)."""
 
+from didax.scipy import linalg as linalg
 from didax.scipy import special as special
 from didax.scipy import stats as stats
