@@ -227,6 +227,13 @@ GRADS = {
         a, a), (x3,), 0),
     "constant_output": (lambda jnp, lax: lambda a, b: jnp.sum(y3) + 0.0 * 0, (x3, y3), (0, 1)),
     "stop_gradient": (lambda jnp, lax: lambda a: jnp.sum(lax.stop_gradient(a) * a), (x3,), 0),
+    # jointly linear primitives with a constant operand (its transpose sees it undefined)
+    "complex_const_imag": (lambda jnp, lax: lambda a: jnp.sum(jnp.real(
+        lax.complex(a, 1.0) ** 2)), (x3,), 0),
+    "complex_const_real": (lambda jnp, lax: lambda a: jnp.sum(jnp.imag(
+        lax.complex(np.ones(3, F32), a) * 2)), (x3,), 0),
+    "dynamic_update_slice_into_const": (lambda jnp, lax: lambda a: jnp.sum(
+        lax.dynamic_update_slice(np.zeros(5, F32), a, (1,)) ** 2), (x3,), 0),
 }
 
 

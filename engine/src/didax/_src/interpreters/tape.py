@@ -283,10 +283,21 @@ def backward(nodes: list, nslots: int, out_slots: Sequence[int | None],
         elif kind == "each":
             _pull_each(prim, params, primals, slots, c, ct)
         else:
-            args = [p if s is None else UndefinedPrimal(get_aval(p).to_tangent_aval())
-                    for p, s in zip(primals, slots)]
-            _accumulate_all(ct, slots, ad.primitive_transposes[prim](c, *args, **params))
+            _accumulate_all(ct, slots, ad.primitive_transposes[prim](
+                c, *_joint_args(primals, slots), **params))
     return ct
+
+
+def _joint_args(primals, slots) -> list:
+    """A jointly linear primitive's operands for its transpose rule: every differentiable
+    one undefined (constants too — linearize instantiates their zero tangents, so the
+    rules assume it), the others (predicates, indices) as they are."""
+    args = []
+    for p, s in zip(primals, slots):
+        a = get_aval(p)
+        args.append(UndefinedPrimal(a.to_tangent_aval()) if s is not None or _inexact(a.dtype)
+                    else p)
+    return args
 
 
 def _accumulate(ct: list, slot: int, c) -> None:
