@@ -261,3 +261,4 @@ reduce_p = def_primitive(
     jvp=_reduce_jvp, transpose=NONLINEAR, batch=_reduce_batch, lower=_reduce_lower,
     multiple_results=True,
     pp_params=_pp_params)
+reduce_p.is_higher_order = True  # (it carries the computation's jaxpr)
