@@ -295,8 +295,10 @@ def _joint_args(primals, slots) -> list:
     args = []
     for p, s in zip(primals, slots):
         a = get_aval(p)
-        args.append(UndefinedPrimal(a.to_tangent_aval()) if s is not None or _inexact(a.dtype)
-                    else p)
+        if s is not None:  # tracked values are inexact: their tangent type is their type
+            args.append(UndefinedPrimal(a))
+        else:
+            args.append(UndefinedPrimal(a) if _inexact(a.dtype) else p)
     return args
 
 
