@@ -111,17 +111,11 @@ def add_tangents(x, y):
 # ----------------------------------------------------------------------------------------
 
 
-class JVPTracer(Tracer):
-    __slots__ = ("primal", "tangent")
+class DifferentiatedTracer(Tracer):
+    """A value being differentiated, carrying its concrete-or-traced `primal` (the JVP
+    tracer here, the eager tape's tracer in tape.py)."""
 
-    def __init__(self, trace, primal, tangent):
-        self._trace = trace
-        self.primal = primal
-        self.tangent = tangent
-
-    @property
-    def aval(self):
-        return get_aval(self.primal)
+    __slots__ = ()
 
     def to_concrete_value(self):
         return core.concrete_value_of(self.primal)
@@ -134,17 +128,30 @@ class JVPTracer(Tracer):
     def __complex__(self):
         raise core.conversion_error(self, "complex")
 
+
+class JVPTracer(DifferentiatedTracer):
+    __slots__ = ("primal", "tangent")
+
+    def __init__(self, trace, primal, tangent):
+        self._trace = trace
+        self.primal = primal
+        self.tangent = tangent
+
+    @property
+    def aval(self):
+        return get_aval(self.primal)
+
     def __repr__(self):
         # as JAX's: a tangent being staged (by linearize, grad, vjp) shows as its type
-        primal = _short(self.primal)
+        primal = short_repr(self.primal)
         t = self.tangent
         if isinstance(t, pe.DynamicJaxprTracer) and isinstance(t._trace, pe.JaxprTrace):
             tangent = get_aval(self.tangent).str_short(True)
             return f"GradTracer(primal={primal}, typeof(tangent)={tangent})"
-        return f"JVPTracer(primal={primal}, tangent={_short(self.tangent)})"
+        return f"JVPTracer(primal={primal}, tangent={short_repr(self.tangent)})"
 
 
-def _short(x) -> str:
+def short_repr(x) -> str:
     """How JAX shows a value inside a tracer's repr: tracers by repr, values by str."""
     return repr(x) if isinstance(x, Tracer) else str(x)
 

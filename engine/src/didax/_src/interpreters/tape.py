@@ -24,7 +24,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from didax._src import core, dtypes
-from didax._src.core import Trace, Tracer, get_aval, set_current_trace
+from didax._src.core import Trace, get_aval, set_current_trace
 from didax._src.interpreters import ad
 from didax._src.interpreters.ad import UndefinedPrimal, Zero
 
@@ -32,7 +32,7 @@ _POINTWISE = "pointwise"
 _LINEARIZED = "linearized"
 
 
-class TapeTracer(Tracer):
+class TapeTracer(ad.DifferentiatedTracer):
     """A value of the forward pass: its primal and its slot on the tape."""
 
     __slots__ = ("primal", "slot", "aval")
@@ -44,19 +44,9 @@ class TapeTracer(Tracer):
         self.slot = slot
         self.aval = aval
 
-    def to_concrete_value(self):
-        return core.concrete_value_of(self.primal)
-
-    # As JAX's (and JVPTracer's): float()/complex() would drop the derivative silently.
-    def __float__(self):
-        raise core.conversion_error(self, "float")
-
-    def __complex__(self):
-        raise core.conversion_error(self, "complex")
-
     def __repr__(self):  # as JAX shows a value being differentiated by grad/vjp
-        primal = repr(self.primal) if isinstance(self.primal, Tracer) else str(self.primal)
-        return f"GradTracer(primal={primal}, typeof(tangent)={self.aval.str_short(True)})"
+        return (f"GradTracer(primal={ad.short_repr(self.primal)}, "
+                f"typeof(tangent)={self.aval.str_short(True)})")
 
 
 class TapeTrace(Trace):
@@ -89,15 +79,7 @@ class TapeTrace(Trace):
         return primals, slots, tracked
 
     def process_primitive(self, primitive, args, params):
-        primals, slots, tracked = [], [], False
-        for x in args:  # (self._unpack, inlined: this runs for every operation)
-            if type(x) is TapeTracer and x._trace is self:
-                primals.append(x.primal)
-                slots.append(x.slot)
-                tracked = True
-            else:
-                primals.append(x)
-                slots.append(None)
+        primals, slots, tracked = self._unpack(args)
         kind = _kind_of(primitive) if tracked else _UNTRACKED
         if kind is _UNTRACKED:
             return self.parent_trace.process_primitive(primitive, primals, params)

@@ -201,36 +201,31 @@ def full(shape, fill_value, dtype=None, weak_type: bool = False):
         fill = core.typed_scalar(np.array(fill_value, dtype).item(), dtype, True)
         if not shape:
             return lax.host_constant(fill.val, dtype, True)
-    else:
-        fill = _host_fill(fill_value, dtype)
-        if not shape:
-            return fill
-        if core.trace_ctx.trace is core.eval_trace:  # (staged, it must stay a literal)
-            fill = _FILL_ARRAYS.get(id(fill), fill)
+    else:  # eagerly, an Array operand (staged, the fill must stay a NumPy literal)
+        fill = _host_fill(fill_value, dtype,
+                          as_array=bool(shape) and core.trace_ctx.trace is core.eval_trace)
     if not shape:
         return fill
     return broadcast_in_dim_p.bind(fill, shape=shape, broadcast_dimensions=(), sharding=None)
 
 
-_FILL_CACHE: dict = {}
-_FILL_ARRAYS: dict = {}  # id of a cached 0-d fill -> that fill as an Array (kept alive)
+_FILL_CACHE: dict = {}  # (type, value, dtype) -> (0-d NumPy fill, the same as an Array)
 
 
-def _host_fill(fill_value, dtype):
-    """fill_value as a 0-d array of dtype; Python scalars' are kept (read-only), since
-    zeros and ones are made on every backward pass."""
+def _host_fill(fill_value, dtype, as_array: bool = False):
+    """fill_value as a 0-d array of dtype (an Array when as_array: eager operations take
+    those fastest). Python scalars' are kept, read-only: zeros and ones are made on every
+    backward pass."""
     key = (type(fill_value), fill_value, dtype)
     try:
-        return _FILL_CACHE[key]
+        pair = _FILL_CACHE[key]
     except (KeyError, TypeError):
-        pass
-    fill = np.asarray(np.array(np.asarray(fill_value), dtype)[()], dtype)
-    if type(fill_value) in (bool, int, float) and len(_FILL_CACHE) < 4096:
-        fill.flags.writeable = False
-        _FILL_CACHE[key] = fill
-        # the same constant as an Array: eager operations take Arrays fastest
-        _FILL_ARRAYS[id(fill)] = Array(fill, ShapedArray((), fill.dtype))
-    return fill
+        fill = np.asarray(np.array(np.asarray(fill_value), dtype)[()], dtype)
+        pair = (fill, fill)
+        if type(fill_value) in (bool, int, float) and len(_FILL_CACHE) < 4096:
+            fill.flags.writeable = False
+            pair = _FILL_CACHE[key] = (fill, Array(fill, ShapedArray((), fill.dtype)))
+    return pair[1] if as_array else pair[0]
 
 
 def full_like(x, fill_value, dtype=None, shape=None):

@@ -159,12 +159,18 @@ def _pivots_of(perm):
         hit = uf.equal(where_is, man.expand_dims(perm[..., i], -1))
         p = red.argmax(hit, axis=-1).astype(np.int32)
         pivs.append(p)
-        onehot_i = uf.equal(shapes.iota(np.int32, n), np.int32(i))
-        onehot_p = uf.equal(shapes.iota(np.int32, n), man.expand_dims(p, -1))
-        at_i = red.sum(where(onehot_i, where_is, 0), axis=-1, keepdims=True)
-        at_p = red.sum(where(onehot_p, where_is, 0), axis=-1, keepdims=True)
-        where_is = where(onehot_i, at_p, where(onehot_p, at_i, where_is))
+        where_is = _swap(where_is, i, man.expand_dims(p, -1))
     return man.stack(pivs, axis=-1)
+
+
+def _swap(v, i: int, p):
+    """v (..., n) with entries i and p[..., 0] exchanged (p traced, one per batch)."""
+    n = np.shape(v)[-1]
+    onehot_i = uf.equal(shapes.iota(np.int32, n), np.int32(i))
+    onehot_p = uf.equal(shapes.iota(np.int32, n), p)
+    at_i = red.sum(where(onehot_i, v, 0), axis=-1, keepdims=True)
+    at_p = red.sum(where(onehot_p, v, 0), axis=-1, keepdims=True)
+    return where(onehot_i, at_p, where(onehot_p, at_i, v))
 
 
 def _perm_of(piv):
@@ -172,12 +178,7 @@ def _perm_of(piv):
     n = np.shape(piv)[-1]
     perm = man.broadcast_to(shapes.iota(np.int32, n), np.shape(piv))
     for i in range(n):
-        p = man.expand_dims(piv[..., i], -1)
-        onehot_i = uf.equal(shapes.iota(np.int32, n), np.int32(i))
-        onehot_p = uf.equal(shapes.iota(np.int32, n), p)
-        at_i = red.sum(where(onehot_i, perm, 0), axis=-1, keepdims=True)
-        at_p = red.sum(where(onehot_p, perm, 0), axis=-1, keepdims=True)
-        perm = where(onehot_i, at_p, where(onehot_p, at_i, perm))
+        perm = _swap(perm, i, man.expand_dims(piv[..., i], -1))
     return perm
 
 
