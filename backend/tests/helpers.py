@@ -112,7 +112,7 @@ class Client:
         self._n += 1
         mid = f"c-{self._n}"
         self.conn.send(
-            json.dumps({"protocol_version": 1, "id": mid, "parent_id": parent_id, "msg": msg})
+            json.dumps({"protocol_version": 2, "id": mid, "parent_id": parent_id, "msg": msg})
         )
         return mid
 

@@ -52,7 +52,7 @@ export class MockKernel {
   }
 
   private send(ws: WebSocketRoute, parent: string | null, msg: any) {
-    ws.send(JSON.stringify({ protocol_version: 1, id: `s-${++this.seq}`, parent_id: parent, msg }));
+    ws.send(JSON.stringify({ protocol_version: 2, id: `s-${++this.seq}`, parent_id: parent, msg }));
   }
 
   private accept(ws: WebSocketRoute) {

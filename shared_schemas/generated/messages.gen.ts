@@ -7,7 +7,7 @@ export type ErrorCode = "malformed_message" | "message_too_large" | "unknown_typ
 export type RunErrorKind = "exception" | "syntax" | "timeout" | "memory" | "output_limit" | "kernel_crashed" | "cancelled" | "internal";
 export type RunState = "queued" | "starting" | "tracing" | "compiling" | "running" | "done" | "error" | "cancelled" | "timeout";
 export type SandboxMode = "full" | "rlimits_only" | "unavailable";
-export type ServerMessage = Welcome | Status | Stream | TraceCardMessage | RunReply | ErrorMessage | Pong;
+export type ServerMessage = Welcome | Status | Stream | TraceCardMessage | CardUpdate | RunReply | ErrorMessage | Pong;
 export type StageLanguage = "jaxpr" | "mlir" | "hlo" | "json";
 export type StageName = "jvp" | "partial_eval_known" | "partial_eval_unknown" | "linear" | "transpose" | "vmap" | "stablehlo" | "hlo" | "cost_analysis";
 export type Atom = VarData | LiteralData;
@@ -26,12 +26,46 @@ export interface CancelRequest {
   run_id: string;
 }
 
+/** A card already sent was called again with the same argument types: its call count. */
+export interface CardUpdate {
+  type: "card_update";
+  run_id: string;
+  card_id: string;
+  call_count: number;
+}
+
 /** A client-to-server frame. */
 export interface ClientEnvelope {
-  protocol_version: 1;
+  protocol_version: 2;
   id: string;
   parent_id?: string | null;
   msg: ClientMessage;
+}
+
+/**
+ * One cotangent contribution, sent by one transposed equation along one edge.
+ *
+ * The backward step of primal equation `from_eqn` sends `value` to its operand `var_id`
+ * (travelling against the forward edge var_id -> from_eqn); `partial` is the running sum at
+ * `var_id` once it is added. It is the `k`-th of the `of` contributions `var_id` receives in
+ * the whole backward pass, so when `k == of` the partial sum is the variable's cotangent.
+ * `from_eqn` is null for the seed (the output cotangent, 1 for a scalar loss).
+ *
+ * Broadcasting: `reduced_from` is the shape of the sender-side cotangent and `reduced_axes`
+ * the axes summed to bring it back to the operand's shape. Indexing, gather, dynamic_slice
+ * and scatter-add: `landing` says in words where the contribution lands in the operand
+ * ("elements 2, 5 of f32[8]"); `value.heatmap` shows it.
+ */
+export interface Contribution {
+  var_id: string;
+  from_eqn: string | null;
+  k: number;
+  of: number;
+  value: ValueSummary;
+  partial: ValueSummary;
+  reduced_from?: number[] | null;
+  reduced_axes?: number[];
+  landing?: string | null;
 }
 
 /** XLA cost analysis of a compiled stage. */
@@ -49,7 +83,12 @@ export interface EngineInfo {
   detail: string | null;
 }
 
-/** One equation. Sub-jaxprs are excluded from `params` and listed in `subjaxprs`. */
+/**
+ * One equation. Sub-jaxprs are excluded from `params` and listed in `subjaxprs`.
+ *
+ * `group` is the id of the innermost `GroupData` (user function call, named_scope, nested
+ * jit) the equation was traced in; `null` for the body of the card's own function.
+ */
 export interface EqnData {
   id: string;
   primitive: string;
@@ -60,6 +99,7 @@ export interface EqnData {
   span: Span;
   subjaxprs: SubJaxpr[];
   primal_eqn?: string | null;
+  group?: string | null;
 }
 
 /** A request could not be processed; the connection stays usable. */
@@ -94,12 +134,46 @@ export interface Frame {
   user: boolean;
 }
 
+/**
+ * A node of the card's hierarchy, as JAX's name stack records it: one call of a user
+ * function (`call`), a `jax.named_scope`, a nested `jit`, or a nested transformation.
+ *
+ * Groups form a forest through `parent` (null = top level of the card's function); each
+ * equation names its innermost group in `EqnData.group`.
+ */
+export interface GroupData {
+  id: string;
+  name: string;
+  kind: "call" | "named_scope" | "jit" | "transform";
+  parent: string | null;
+  call_site?: SourceLoc | null;
+}
+
 /** GET /healthz. */
 export interface Health {
   status: string;
   sandbox: SandboxInfo;
   pool_ready: number;
   kernels: number;
+}
+
+/**
+ * A thumbnail of an array of rank >= 1: at most 32 x 32 cells.
+ *
+ * A 1-D array is one row. Larger arrays are block-averaged (`block` = [rows, cols] of
+ * elements per cell). Above rank 2 the picture is one 2-D slice, named by `slice`
+ * (`"[0, :, :]"`). `cells` holds two hex digits per cell, row-major: 00..ff linear between
+ * `lo` and `hi` (the finite min and max of what is shown), `"--"` for a cell holding a
+ * non-finite element. Complex arrays show magnitudes.
+ */
+export interface Heatmap {
+  rows: number;
+  cols: number;
+  block: number[];
+  lo: number;
+  hi: number;
+  slice?: string | null;
+  cells: string;
 }
 
 /** First message of a connection; answered by `welcome`. */
@@ -135,6 +209,48 @@ export interface LiteralData {
   aval: Aval;
 }
 
+/**
+ * One recorded iteration: the carry entering it and what it produced.
+ *
+ * Forward: `carry` in, `outputs` = the per-iteration outputs (scan's ys). Backward (scan):
+ * `carry` = the cotangent of the carry leaving the iteration's transpose, `outputs` = the
+ * cotangents of that iteration's xs.
+ */
+export interface LoopIteration {
+  index: number;
+  carry: ValueSummary[];
+  outputs: ValueSummary[];
+}
+
+/**
+ * Iterations of one loop equation (scan, fori_loop, while_loop).
+ *
+ * `length` is how many iterations ran (M); the first `recorded` (N <= the run setting
+ * `loop_iterations`) are in `forward`; `backward` walks the iterations in reverse (scan
+ * under reverse mode), also at most N of them. `carry_names` / `output_names` label the
+ * entries of each iteration.
+ */
+export interface LoopRecord {
+  eqn_id: string;
+  kind: "scan" | "fori_loop" | "while_loop";
+  length: number;
+  recorded: number;
+  carry_names: string[];
+  output_names: string[];
+  forward: LoopIteration[];
+  backward?: LoopIteration[];
+}
+
+/**
+ * Something the page must say about the card (it was cut to its size budget, a loop
+ * shows the first N of M iterations, values were left out, ...).
+ */
+export interface Notice {
+  kind: "card_trimmed" | "loop_truncated" | "values_omitted" | "recording_limited";
+  message: string;
+  eqn_id?: string | null;
+}
+
 /** Liveness probe; answered by `pong`. */
 export interface Ping {
   type: "ping";
@@ -143,6 +259,20 @@ export interface Ping {
 /** Answer to `ping`. */
 export interface Pong {
   type: "pong";
+}
+
+/**
+ * A row of a stage's text linked to the user's source and to a primal equation.
+ *
+ * `row` is the 0-based line index in `Stage.text`; `line` the user's source line (from the
+ * StableHLO location or XLA's op metadata), `eqn_id` the primal equation the op comes from,
+ * `op_name` the name stack JAX-style (`jit(f)/mlp/dot_general`).
+ */
+export interface RowLink {
+  row: number;
+  line?: number | null;
+  eqn_id?: string | null;
+  op_name?: string | null;
 }
 
 /** Why a run failed. `traceback` lists frames innermost last. */
@@ -177,6 +307,7 @@ export interface RunSettings {
   timeout_s?: number;
   compile?: boolean;
   max_cards?: number;
+  loop_iterations?: number;
 }
 
 /** How user code is isolated; the page shows `rlimits_only` and `unavailable` visibly. */
@@ -188,7 +319,7 @@ export interface SandboxInfo {
 
 /** A server-to-client frame; `parent_id` is the id of the client message it answers. */
 export interface ServerEnvelope {
-  protocol_version: 1;
+  protocol_version: 2;
   id: string;
   parent_id: string | null;
   msg: ServerMessage;
@@ -228,7 +359,12 @@ export interface Span {
   end: number;
 }
 
-/** One step of the transformation/compilation pipeline, in pipeline order. */
+/**
+ * One step of the transformation/compilation pipeline, in pipeline order.
+ *
+ * `rows` (sparse, ascending by row) links text rows of non-jaxpr stages (StableHLO, HLO) to
+ * source lines and primal equations, so the page never parses the text.
+ */
 export interface Stage {
   name: StageName;
   title: string;
@@ -236,6 +372,7 @@ export interface Stage {
   text: string;
   jaxpr: JaxprData | null;
   cost: Cost | null;
+  rows?: RowLink[];
 }
 
 /** A run's state changed; `elapsed_ms` counts from the server receiving the run_request. */
@@ -247,13 +384,22 @@ export interface Status {
   elapsed_ms: number;
 }
 
-/** One timeline step; the visible state at step k is the union of steps 0..k. */
+/**
+ * One timeline step; the visible state at step k is the union of steps 0..k.
+ *
+ * Forward steps make `var_ids` values known (and their tangents, for forward-mode cards).
+ * Each backward step is one transposed primal equation (`eqn_id`) and lists the
+ * `contributions` it sends. Loop steps carry `iteration` (the loop equation is `eqn_id`, its
+ * record is in `TraceCard.loops`).
+ */
 export interface Step {
   index: number;
   phase: "forward" | "backward";
   eqn_id: string | null;
   var_ids: string[];
   label: string;
+  contributions?: Contribution[];
+  iteration?: number | null;
 }
 
 /** A chunk of the program's stdout or stderr, in order per stream. */
@@ -270,7 +416,16 @@ export interface SubJaxpr {
   jaxpr: JaxprData;
 }
 
-/** One recorded top-level transformation call of the user's program. */
+/**
+ * One recorded top-level transformation call of the user's program.
+ *
+ * `kind` is the innermost differentiation or transformation the card animates, `transforms`
+ * the whole composition, outermost first (`["jit", "grad"]` for `jit(grad(loss))`, titled
+ * accordingly). Repeated calls of one function with the same argument types make one card
+ * whose `call_count` grows (the server sends `card_update`). `tangents` holds forward-mode
+ * tangents; `cotangents` the final cotangent of every primal variable (the per-step
+ * partial sums are in the timeline's contributions).
+ */
 export interface TraceCard {
   card_id: string;
   index: number;
@@ -285,6 +440,12 @@ export interface TraceCard {
   timeline: Step[];
   outputs: ValueSummary[];
   error: string | null;
+  transforms?: string[];
+  call_count?: number;
+  tangents?: Record<string, ValueSummary>;
+  loops?: LoopRecord[];
+  groups?: GroupData[];
+  notices?: Notice[];
 }
 
 /** A trace card recorded by the run, sent as soon as it is complete, in program order. */
@@ -299,7 +460,8 @@ export interface TraceCardMessage {
  *
  * Statistics are over finite elements and `null` when there are none (or for non-numeric
  * dtypes). `preview` holds the first <= 16 elements in row-major order; non-finite floats are
- * the strings "nan", "inf", "-inf" and complex numbers strings like "1+2j".
+ * the strings "nan", "inf", "-inf" and complex numbers strings like "1+2j". `heatmap` is a
+ * thumbnail for arrays of rank >= 1 (null for scalars, which `preview` prints in full).
  */
 export interface ValueSummary {
   shape: number[];
@@ -312,13 +474,21 @@ export interface ValueSummary {
   inf_count: number;
   preview: (number | boolean | string)[];
   truncated: boolean;
+  heatmap?: Heatmap | null;
 }
 
-/** A jaxpr variable; `id` is unique within the card, `name` is how the text prints it. */
+/**
+ * A jaxpr variable; `id` is unique within the card, `name` is how the jaxpr text prints it.
+ *
+ * `user_name` is the Python name the user's program gave the value, when it has one: a
+ * parameter with its pytree path (`params['W1']`, `xs[0]`), a name bound by assignment or
+ * unpacking on the line that made the value (`h`), or a result (`result`, `result[1]`).
+ */
 export interface VarData {
   id: string;
   name: string;
   aval: Aval;
+  user_name?: string | null;
 }
 
 /** Answer to `hello`. */
@@ -332,10 +502,10 @@ export interface Welcome {
   examples_url: string;
 }
 
-export const PROTOCOL_VERSION = 1 as const;
+export const PROTOCOL_VERSION = 2 as const;
 export const CLIENT_MESSAGE_TYPES = ["hello", "run_request", "cancel_request", "ping"] as const;
 export type ClientMessageType = ClientMessage["type"];
 export type ClientMessageOf<T extends ClientMessageType> = Extract<ClientMessage, { type: T }>;
-export const SERVER_MESSAGE_TYPES = ["welcome", "status", "stream", "trace_card", "run_reply", "error", "pong"] as const;
+export const SERVER_MESSAGE_TYPES = ["welcome", "status", "stream", "trace_card", "card_update", "run_reply", "error", "pong"] as const;
 export type ServerMessageType = ServerMessage["type"];
 export type ServerMessageOf<T extends ServerMessageType> = Extract<ServerMessage, { type: T }>;

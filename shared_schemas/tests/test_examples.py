@@ -29,6 +29,7 @@ def test_there_are_samples_for_every_message_type():
         "status",
         "stream",
         "trace_card",
+        "card_update",
         "run_reply",
         "error",
         "pong",

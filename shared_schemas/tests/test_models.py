@@ -22,7 +22,7 @@ from shared_schemas import (
 
 def test_run_request_defaults():
     env = ClientEnvelope.model_validate_json(
-        '{"protocol_version":1,"id":"a","msg":{"type":"run_request","code":"x=1"}}'
+        '{"protocol_version":2,"id":"a","msg":{"type":"run_request","code":"x=1"}}'
     )
     assert isinstance(env.msg, RunRequest)
     assert env.parent_id is None
@@ -60,5 +60,5 @@ def test_round_trip_every_server_message_kind():
 
 def test_unknown_type_is_rejected_with_a_union_tag_error():
     with pytest.raises(ValidationError) as info:
-        ClientEnvelope.model_validate_json('{"protocol_version":1,"id":"a","msg":{"type":"nope"}}')
+        ClientEnvelope.model_validate_json('{"protocol_version":2,"id":"a","msg":{"type":"nope"}}')
     assert info.value.errors()[0]["type"] == "union_tag_invalid"

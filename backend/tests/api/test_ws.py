@@ -79,19 +79,19 @@ def test_malformed_unknown_and_invalid_messages_keep_the_connection(server):
             ("{not json", "malformed_message", None),
             ("[1, 2]", "malformed_message", None),
             (
-                json.dumps({"protocol_version": 1, "id": "u1", "msg": {"type": "format_disk"}}),
+                json.dumps({"protocol_version": 2, "id": "u1", "msg": {"type": "format_disk"}}),
                 "unknown_type",
                 "u1",
             ),
             (
-                json.dumps({"protocol_version": 1, "id": "i1", "msg": {"type": "run_request"}}),
+                json.dumps({"protocol_version": 2, "id": "i1", "msg": {"type": "run_request"}}),
                 "invalid_message",
                 "i1",
             ),
             (
                 json.dumps(
                     {
-                        "protocol_version": 1,
+                        "protocol_version": 2,
                         "id": "i2",
                         "msg": {"type": "run_request", "code": "x", "settings": {"timeout_s": "1"}},
                     }
@@ -105,7 +105,7 @@ def test_malformed_unknown_and_invalid_messages_keep_the_connection(server):
                 "v1",
             ),
             (
-                json.dumps({"protocol_version": 1, "id": "e1", "msg": {"type": "ping", "x": 1}}),
+                json.dumps({"protocol_version": 2, "id": "e1", "msg": {"type": "ping", "x": 1}}),
                 "invalid_message",
                 "e1",
             ),
@@ -125,7 +125,7 @@ def test_oversized_frame_and_code(server):
         welcome = c.hello()
         big = "x" * (welcome["limits"]["max_message_bytes"] + 10)
         c.conn.send(
-            json.dumps({"protocol_version": 1, "id": "b1", "msg": {"type": "ping"}, "pad": big})
+            json.dumps({"protocol_version": 2, "id": "b1", "msg": {"type": "ping"}, "pad": big})
         )
         assert c.recv()["msg"]["code"] == "message_too_large"
         rid = c.send({"type": "run_request", "code": "#" * (64 * 1024 + 1)})

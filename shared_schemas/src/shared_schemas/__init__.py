@@ -1,4 +1,4 @@
-"""The Didax Playground websocket protocol (version 1): pydantic v2 models, both directions.
+"""The Didax Playground websocket protocol (version 2): pydantic v2 models, both directions.
 
 `ClientEnvelope` / `ServerEnvelope` wrap every frame; `TraceCard` is the engine's recording.
 The JSON Schema and TypeScript in `generated/` are made from these by `scripts/generate.py`.
@@ -15,6 +15,7 @@ from shared_schemas.http import (
 )
 from shared_schemas.messages import (
     CancelRequest,
+    CardUpdate,
     ClientEnvelope,
     ClientMessage,
     EngineInfo,
@@ -43,10 +44,17 @@ from shared_schemas.messages import (
 )
 from shared_schemas.trace import (
     Aval,
+    Contribution,
     Cost,
     EqnData,
+    GroupData,
+    Heatmap,
     JaxprData,
     LiteralData,
+    LoopIteration,
+    LoopRecord,
+    Notice,
+    RowLink,
     SourceLoc,
     Span,
     Stage,

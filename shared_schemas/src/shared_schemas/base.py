@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict
 
-PROTOCOL_VERSION = 1
+PROTOCOL_VERSION = 2
 
 
 class WireModel(BaseModel):

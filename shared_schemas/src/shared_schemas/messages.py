@@ -1,4 +1,4 @@
-"""Websocket messages, both directions, and their envelopes (protocol version 1).
+"""Websocket messages, both directions, and their envelopes (protocol version 2).
 
 Every frame is one JSON object: an envelope carrying `protocol_version`, the sender's message
 `id`, the `parent_id` of the message it answers, and `msg`, a union discriminated on `type`.
@@ -28,6 +28,7 @@ class RunSettings(WireModel):
     timeout_s: float = Field(default=10.0, gt=0, le=600)
     compile: bool = True
     max_cards: int = Field(default=32, ge=0, le=256)
+    loop_iterations: int = Field(default=64, ge=1, le=1024)
 
 
 class Hello(WireModel):
@@ -64,7 +65,7 @@ ClientMessage = Annotated[Hello | RunRequest | CancelRequest | Ping, Field(discr
 class ClientEnvelope(WireModel):
     """A client-to-server frame."""
 
-    protocol_version: Literal[1]
+    protocol_version: Literal[2]
     id: MessageId
     parent_id: MessageId | None = None
     msg: ClientMessage
@@ -167,6 +168,15 @@ class TraceCardMessage(WireModel):
     card: TraceCard
 
 
+class CardUpdate(WireModel):
+    """A card already sent was called again with the same argument types: its call count."""
+
+    type: Literal["card_update"]
+    run_id: MessageId
+    card_id: str
+    call_count: int = Field(ge=1)
+
+
 class Frame(WireModel):
     """One traceback frame; `user` is true for frames of the user's code (file `<user>`)."""
 
@@ -214,7 +224,7 @@ class Pong(WireModel):
 
 
 ServerMessage = Annotated[
-    Welcome | Status | Stream | TraceCardMessage | RunReply | ErrorMessage | Pong,
+    Welcome | Status | Stream | TraceCardMessage | CardUpdate | RunReply | ErrorMessage | Pong,
     Field(discriminator="type"),
 ]
 
@@ -222,7 +232,7 @@ ServerMessage = Annotated[
 class ServerEnvelope(WireModel):
     """A server-to-client frame; `parent_id` is the id of the client message it answers."""
 
-    protocol_version: Literal[1]
+    protocol_version: Literal[2]
     id: MessageId
     parent_id: MessageId | None
     msg: ServerMessage

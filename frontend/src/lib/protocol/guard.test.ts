@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { parseServerFrame } from './guard';
 
 const env = (msg: unknown, extra: Record<string, unknown> = {}) =>
-  JSON.stringify({ protocol_version: 1, id: 's-1', parent_id: 'c-1', msg, ...extra });
+  JSON.stringify({ protocol_version: 2, id: 's-1', parent_id: 'c-1', msg, ...extra });
 
 describe('parseServerFrame', () => {
   it('accepts a well-formed server message', () => {
@@ -13,10 +13,10 @@ describe('parseServerFrame', () => {
   it.each([
     ['not json', '{', /not JSON/],
     ['array', '[]', /without id|protocol_version/],
-    ['wrong version', env({ type: 'pong' }, { protocol_version: 2 }), /protocol_version 2/],
+    ['wrong version', env({ type: 'pong' }, { protocol_version: 3 }), /protocol_version 3/],
     [
       'no id',
-      JSON.stringify({ protocol_version: 1, parent_id: null, msg: { type: 'pong' } }),
+      JSON.stringify({ protocol_version: 2, parent_id: null, msg: { type: 'pong' } }),
       /without id/,
     ],
     ['bad parent', env({ type: 'pong' }, { parent_id: 5 }), /parent_id/],

@@ -24,6 +24,7 @@ export const DEFAULT_SETTINGS: FullRunSettings = {
   timeout_s: 10,
   compile: true,
   max_cards: 32,
+  loop_iterations: 64,
 };
 
 export class Session {

@@ -19,7 +19,7 @@ class FakeConn {
 }
 
 const env = (parent: string | null, msg: ServerMessage): ServerEnvelope => ({
-  protocol_version: 1,
+  protocol_version: 2,
   id: `s-${Math.random()}`,
   parent_id: parent,
   msg,
