@@ -5,7 +5,8 @@ measured in the same run and the targets of ../shared/notes/performance.md.
    dispatch for JAX, 1 thread everywhere): W1–W6, then a target table.
 2. bench/playground_latency.py: Run -> first trace card over the real websocket (1 and 8
    sessions), kernel spawn -> ready.
-3. The frontend's perf spec in headless Chromium (300-equation layout/render, player frames).
+3. The frontend perf spec in headless Chromium (2,000-equation card: overview and expand times;
+   300-equation card; player frames).
 
     python bench/run.py [--shared ../shared] [--skip anchors,latency,frontend] [--quick]
 """

@@ -12,7 +12,11 @@ export class PlaygroundPage {
   readonly cards: Locator;
   readonly graph: Locator;
   readonly graphNodes: Locator;
-  readonly topNodes: Locator;
+  /** Every box drawn in the graph: nodes and groups (expanded or collapsed). */
+  readonly graphBoxes: Locator;
+  readonly graphGroups: Locator;
+  /** Equation leaves only (inputs, outputs and groups excluded). */
+  readonly eqnNodes: Locator;
   readonly player: Locator;
   readonly jaxprEqns: Locator;
   readonly editorLines: Locator;
@@ -24,7 +28,9 @@ export class PlaygroundPage {
     this.cards = page.getByTestId('card');
     this.graph = page.getByTestId('graph');
     this.graphNodes = page.getByTestId('graph-node');
-    this.topNodes = page.locator('[data-testid="graph-node"][data-depth="0"]');
+    this.graphBoxes = page.locator('[data-testid="graph-node"], [data-testid="graph-group"]');
+    this.graphGroups = page.getByTestId('graph-group');
+    this.eqnNodes = page.locator('[data-testid="graph-node"][data-kind="eqn"]');
     this.player = page.getByTestId('player');
     this.jaxprEqns = page.getByTestId('jaxpr-eqn');
     this.editorLines = page.locator('[data-testid="editor"] .cm-line');
@@ -80,9 +86,27 @@ export class PlaygroundPage {
     await this.page.getByTestId('player-forward').click();
   }
 
-  /** data-state of every top-level graph node, in DOM order. */
+  /** data-state of every drawn equation node, in DOM order. */
   async nodeStates(): Promise<string[]> {
-    return this.topNodes.evaluateAll((els) => els.map((e) => e.getAttribute('data-state') ?? ''));
+    return this.eqnNodes.evaluateAll((els) => els.map((e) => e.getAttribute('data-state') ?? ''));
+  }
+
+  /** Expand every group and wait for the layout; equation leaves + call groups = all eqns. */
+  async expandAll() {
+    await this.page.getByTestId('graph-expand-all').click();
+    await expect(this.graph).toHaveAttribute('data-status', 'ready');
+    await expect(
+      this.page.locator('[data-testid="graph-group"][data-expanded="false"]'),
+    ).toHaveCount(0);
+  }
+
+  /** Equations drawn: leaves plus groups that are one equation (pjit, cond, scan…). */
+  async drawnEqns(): Promise<number> {
+    return this.page
+      .locator(
+        '[data-testid="graph-node"][data-kind="eqn"], [data-testid="graph-group"][data-kind="call"]',
+      )
+      .count();
   }
 }
 

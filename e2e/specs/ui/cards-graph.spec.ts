@@ -19,8 +19,10 @@ test('a run shows its cards, and the graph has one node per equation', async ({
   await expect(pg.cards).toHaveCount(1);
   await expect(pg.cards.first()).toHaveAttribute('data-eqn-count', String(card.jaxpr.eqns.length));
   await pg.graphReady();
-  await expect(pg.topNodes).toHaveCount(card.jaxpr.eqns.length);
-  await expect(page.getByTestId('graph-input')).toHaveCount(card.jaxpr.invars.length);
+  await expect(pg.eqnNodes).toHaveCount(card.jaxpr.eqns.length);
+  await expect(page.locator('[data-testid="graph-node"][data-kind="input"]')).toHaveCount(
+    card.jaxpr.invars.length,
+  );
   await expect(pg.jaxprEqns).toHaveCount(card.jaxpr.eqns.length);
   await expect(page.getByTestId('stdout')).toHaveText('0.84\n');
 });
@@ -69,14 +71,21 @@ test('nested sub-jaxprs are groups that collapse and expand', async ({ playgroun
   await pg.open();
   await pg.runAndWait();
   await pg.graphReady();
-  await expect(pg.topNodes).toHaveCount(6);
-  await expect(pg.graphNodes).toHaveCount(9);
-  await page.getByTestId('group-toggle').first().click();
-  await expect(pg.graphNodes).toHaveCount(6);
-  const group = page.locator(`[data-testid="graph-node"][data-eqn-id="${card.jaxpr.eqns[5].id}"]`);
-  await expect(group).toBeVisible();
-  await page.getByTestId('group-toggle').first().click();
-  await expect(pg.graphNodes).toHaveCount(9);
+  // Small enough for the overview to open the pjit: its three equations are drawn inside it.
+  const group = page.locator(`[data-testid="graph-group"][data-eqn-id="${card.jaxpr.eqns[5].id}"]`);
+  await expect(group).toHaveAttribute('data-expanded', 'true');
+  await expect(group).toHaveAttribute('data-name', 'jit(inner)');
+  await expect(pg.eqnNodes).toHaveCount(8);
+  // Bring it into view through the search box (Enter goes to the first match).
+  await page.getByTestId('graph-search').fill('jit(inner)');
+  await page.getByTestId('graph-search').press('Enter');
+  await group.getByTestId('group-toggle').click();
+  await expect(group).toHaveAttribute('data-expanded', 'false');
+  // Collapsed children are not in the DOM at all.
+  await expect(pg.eqnNodes).toHaveCount(5);
+  await group.getByTestId('group-toggle').click();
+  await expect(group).toHaveAttribute('data-expanded', 'true');
+  await expect(pg.eqnNodes).toHaveCount(8);
 });
 
 test('stages pane shows StableHLO, HLO and cost analysis of a jit card', async ({

@@ -126,14 +126,14 @@ export function createCommands(ws: Workspace): Command[] {
       label: 'Zoom in',
       group: 'Graph',
       keys: ['+', '='],
-      run: () => ws.graph.zoomBy(1.25, 200, 150),
+      run: () => ws.graph.viewport.zoomBy(1.25),
     },
     {
       id: 'zoom-out',
       label: 'Zoom out',
       group: 'Graph',
       keys: ['-'],
-      run: () => ws.graph.zoomBy(0.8, 200, 150),
+      run: () => ws.graph.viewport.zoomBy(0.8),
     },
     {
       id: 'zoom-fit',

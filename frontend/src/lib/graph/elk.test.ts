@@ -1,49 +1,61 @@
-import ELK from 'elkjs/lib/elk.bundled.js';
 import { describe, expect, it } from 'vitest';
-import { syntheticCard } from '../testing/synthetic';
-import { fromElk, pathOf, toElk } from './elk';
-import { buildGraph } from './model';
-
-const elk = new ELK();
+import { syntheticCard, syntheticProgram } from '../testing/synthetic';
+import { layoutScene } from '../testing/layoutScene';
+import { pathOf } from './elk';
+import { buildHierarchy } from './hierarchy';
+import { groupIds } from './tree';
+import { initialExpansion, visibleGraph } from './visible';
 
 function overlaps(a: { x: number; y: number; width: number; height: number }, b: typeof a) {
   return a.x < b.x + b.width && b.x < a.x + a.width && a.y < b.y + b.height && b.y < a.y + a.height;
 }
 
-describe('ELK layout of a card graph', () => {
-  it('places every node, routes every edge, and nests groups inside their parents', async () => {
-    const g = buildGraph(syntheticCard({ eqns: 10, nested: 4 }).jaxpr);
-    const layout = fromElk(await elk.layout(toElk(g)));
-    for (const n of g.nodes) expect(layout.nodes[n.id], n.id).toBeDefined();
-    for (const e of g.edges) expect(layout.edges[e.id]?.points.length, e.id).toBeGreaterThan(1);
-    for (const n of g.nodes.filter((x) => x.parent)) {
-      const c = layout.nodes[n.id];
-      const p = layout.nodes[n.parent!];
-      expect(c.x).toBeGreaterThanOrEqual(p.x);
-      expect(c.y + c.height).toBeLessThanOrEqual(p.y + p.height + 0.5);
+function inside(c: { x: number; y: number; width: number; height: number }, p: typeof c) {
+  return (
+    c.x >= p.x &&
+    c.y >= p.y &&
+    c.x + c.width <= p.x + p.width + 0.5 &&
+    c.y + c.height <= p.y + p.height + 0.5
+  );
+}
+
+describe('level-by-level layout', () => {
+  it('places every box inside its frame, without overlaps among siblings', async () => {
+    const { card } = syntheticProgram({ layers: 2 });
+    const h = buildHierarchy(card);
+    const scene = await layoutScene(h, new Set(groupIds(h)));
+    const vg = visibleGraph(h, new Set(groupIds(h)));
+    expect(scene.byId.size).toBe(vg.boxes.size);
+    for (const b of [...scene.frames, ...scene.boxes]) {
+      const frame = scene.byId.get(b.box.level);
+      if (frame) expect(inside(b, frame), b.box.id).toBe(true);
     }
-    const top = g.nodes.filter((n) => !n.parent).map((n) => layout.nodes[n.id]);
-    for (let i = 0; i < top.length; i++)
-      for (let j = i + 1; j < top.length; j++) expect(overlaps(top[i], top[j])).toBe(false);
+    for (const level of vg.levels.values()) {
+      const boxes = level.boxes.map((id) => scene.byId.get(id)!);
+      for (let i = 0; i < boxes.length; i++)
+        for (let j = i + 1; j < boxes.length; j++) expect(overlaps(boxes[i], boxes[j])).toBe(false);
+    }
+    for (const e of scene.edges) expect(e.points.length).toBeGreaterThan(1);
   });
 
   it('keeps program order top to bottom along a dependency chain', async () => {
     const card = syntheticCard({ eqns: 8 });
-    const g = buildGraph(card.jaxpr);
-    const layout = fromElk(await elk.layout(toElk(g)));
-    const ys = card.jaxpr.eqns.map((e) => layout.nodes[`n:${e.id}`].y);
+    const h = buildHierarchy(card);
+    const scene = await layoutScene(h, new Set());
+    const ys = card.jaxpr.eqns.map((e) => scene.byId.get(`n:${e.id}`)!.y);
     for (let i = 1; i < ys.length; i++) expect(ys[i]).toBeGreaterThan(ys[i - 1]);
   });
 
-  it('lays out a 300-equation jaxpr (time printed, budget checked in e2e/perf)', async () => {
-    const g = buildGraph(syntheticCard({ eqns: 300 }).jaxpr);
+  it('lays out the overview of a 2,000-equation program (time printed; budget in e2e/perf)', async () => {
+    const { card } = syntheticProgram({ layers: 4, fanout: 3 });
     const t0 = performance.now();
-    const layout = fromElk(await elk.layout(toElk(g)));
+    const h = buildHierarchy(card);
+    const scene = await layoutScene(h, initialExpansion(h));
     const ms = performance.now() - t0;
-    console.log(
-      `[perf] ELK in node: ${g.nodes.length} nodes, ${g.edges.length} edges, ${ms.toFixed(0)} ms`,
-    );
-    expect(Object.keys(layout.nodes)).toHaveLength(g.nodes.length);
+    const boxes = [...scene.frames, ...scene.boxes].filter((b) => b.box.node).length;
+    console.log(`[perf] node: ${h.eqnCount} eqns → ${boxes} boxes in ${ms.toFixed(0)} ms`);
+    expect(h.eqnCount).toBeGreaterThan(1900);
+    expect(boxes).toBeLessThanOrEqual(25);
   });
 
   it('renders a route as an SVG path', () => {

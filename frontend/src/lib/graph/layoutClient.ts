@@ -3,12 +3,13 @@
  * answer (the user switched cards or toggled a group meanwhile) is dropped by the caller
  * comparing ids, so a slow layout can never overwrite a newer one.
  */
-import type { Layout } from './elk';
+import type { LevelJob, LevelLayout } from './elk';
 import type { LayoutRequest, LayoutResponse, WarmedMessage } from './layoutMessages';
-import type { GraphModel } from './model';
 
 export interface LayoutOutcome {
-  layout: Layout;
+  layouts: Record<string, LevelLayout>;
+  /** Levels ELK ran on (the rest came from the worker's cache). */
+  computed: number;
   /** Time ELK itself took inside the worker. */
   elkMs: number;
   /** Round trip including structured cloning both ways. */
@@ -38,7 +39,8 @@ export class LayoutClient {
       this.pending.delete(ev.data.id);
       if (ev.data.ok)
         p.resolve({
-          layout: ev.data.layout,
+          layouts: ev.data.layouts,
+          computed: ev.data.computed,
           elkMs: ev.data.ms,
           totalMs: performance.now() - p.t0,
         });
@@ -57,10 +59,10 @@ export class LayoutClient {
     this.ensure();
   }
 
-  layout(graph: GraphModel): Promise<LayoutOutcome> {
+  layout(jobs: LevelJob[]): Promise<LayoutOutcome> {
     const id = ++this.seq;
-    // Graph models are built fresh from plain card data (never rune proxies), so they clone.
-    const req: LayoutRequest = { id, graph };
+    // Jobs are built fresh from plain card data (never rune proxies), so they clone.
+    const req: LayoutRequest = { id, jobs };
     return new Promise((resolve, reject) => {
       this.pending.set(id, { resolve, reject, t0: performance.now() });
       this.ensure().postMessage(req);

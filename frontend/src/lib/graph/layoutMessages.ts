@@ -1,13 +1,20 @@
 /** Typed messages between the page and layout.worker.ts. */
-import type { Layout } from './elk';
-import type { GraphModel } from './model';
+import type { LevelJob, LevelLayout } from './elk';
 
+/** Lay out these levels, children before parents (a parent takes its children's sizes). */
 export interface LayoutRequest {
   id: number;
-  graph: GraphModel;
+  jobs: LevelJob[];
 }
 export type LayoutResponse =
-  | { id: number; ok: true; layout: Layout; ms: number }
+  | {
+      id: number;
+      ok: true;
+      layouts: Record<string, LevelLayout>;
+      ms: number;
+      /** Levels ELK actually ran on (the others came from the worker's cache). */
+      computed: number;
+    }
   | { id: number; ok: false; error: string; ms: number };
 /** Sent once by the worker when its warm-up layouts are done, with how long they took. */
 export interface WarmedMessage {

@@ -3,7 +3,7 @@
  * by source line, the player's current frame, gradient marks, and the set of equations and the
  * source line that the current focus lights up. Panes read these instead of recomputing.
  */
-import { indexEqns, indexVars } from '../graph/model';
+import { indexEqns, indexVars } from '../graph/cardIndex';
 import { frameAt, gradMarks, type Frame, type GradMark } from '../player/timeline';
 import type { Player } from '../player/player.svelte';
 import type { EqnData, TraceCard, VarData } from '../protocol/types';
@@ -46,12 +46,14 @@ export class CardView {
       const f = selection.active;
       if (!f) return new Set<string>();
       if (f.kind === 'eqn') return new Set([f.id]);
+      if (f.kind === 'group') return new Set(f.eqns);
       return new Set(this.eqnsByLine.get(f.line) ?? []);
     });
     this.activeLine = $derived.by(() => {
       const f = selection.active;
       if (!f) return null;
       if (f.kind === 'line') return f.line;
+      if (f.kind === 'group') return null;
       return this.eqns.get(f.id)?.source?.line ?? null;
     });
   }

@@ -1,40 +1,65 @@
 /**
- * The graph pane's state: which groups are collapsed, the graph model of the selected card, its
- * ELK layout (computed in the worker), the pan/zoom transform, and timing figures for the perf
- * spec. Stale layouts are dropped by request number so quick card switches cannot race.
+ * The graph pane's structure state: the selected card's hierarchy, which groups are expanded,
+ * the visible graph, its scene (laid out level by level in the worker), the naming mode, the
+ * keyboard cursor, and timing figures for the perf spec. A card opens at its overview
+ * (visible.ts initialExpansion); every expand/collapse re-runs only the levels that changed
+ * (the worker caches the rest). Stale layouts are dropped by request number so quick card
+ * switches and toggles cannot race. The camera is `viewport`.
  */
-import type { Layout } from '../graph/elk';
+import { buildHierarchy } from '../graph/hierarchy';
 import { LayoutClient } from '../graph/layoutClient';
-import { buildGraph, defaultCollapsed, type GraphModel } from '../graph/model';
+import type { NameMode } from '../graph/names';
+import { compose, levelJobs, type Scene } from '../graph/scene';
+import { ancestors, eqnsUnder, groupIds, isGroup, type Hierarchy } from '../graph/tree';
+import { initialExpansion, visibleGraph, type VisibleGraph } from '../graph/visible';
+import { search, type SearchHit } from '../graph/search';
 import type { TraceCard } from '../protocol/types';
+import type { Selection } from './selection.svelte';
+import { Viewport } from './viewport.svelte';
 
 export interface GraphTimings {
+  /** The scene these figures are about (GraphView.sceneSeq). */
+  seq: number;
+  /** What was shown: a card's first view, or an expand/collapse. */
+  cause: 'open' | 'toggle';
   eqns: number;
-  nodes: number;
+  boxes: number;
   edges: number;
+  levels: number;
+  /** Levels ELK ran on (the others came from the worker's cache). */
+  computed: number;
   buildMs: number;
   elkMs: number;
   layoutRoundTripMs: number;
-  /** From show() until the first paint after the graph's DOM was committed. */
+  /** From the request until the first paint after the graph's DOM was committed. */
   totalMs: number;
 }
 
-export interface Transform {
-  x: number;
-  y: number;
-  k: number;
-}
-
 export class GraphView {
-  collapsed = $state.raw<Set<string>>(new Set());
-  model = $state.raw<GraphModel | null>(null);
-  layout = $state.raw<Layout | null>(null);
+  hierarchy = $state.raw<Hierarchy | null>(null);
+  expanded = $state.raw<Set<string>>(new Set());
+  visible = $state.raw<VisibleGraph | null>(null);
+  scene = $state.raw<Scene | null>(null);
   status = $state<'empty' | 'layout' | 'ready' | 'error'>('empty');
   error = $state<string | null>(null);
-  transform = $state<Transform>({ x: 0, y: 0, k: 1 });
+  names = $state<NameMode>('python');
+  /** While an export copies the scene, every label is drawn whatever the zoom. */
+  exporting = $state(false);
+  /** The box the keyboard cursor is on (a visible box id). */
+  current = $state<string | null>(null);
   timings = $state.raw<GraphTimings | null>(null);
-  /** Bumped when a new layout is committed so the pane can fit it to the viewport. */
-  layoutSeq = $state(0);
+  /** Bumped when a scene is committed; `firstView` says whether it is a card's first. */
+  sceneSeq = $state(0);
+  firstView = $state(false);
+  /** A tree node to bring into view once the scene showing it is drawn. */
+  pendingFocus = $state<string | null>(null);
+  readonly viewport = new Viewport();
+  /** Search box text, its matches (over the whole hierarchy) and the one shown. */
+  query = $state('');
+  hits: SearchHit[] = $derived(
+    this.hierarchy && this.query ? search(this.hierarchy, this.query) : [],
+  );
+  hitIndex = $state(-1);
 
   #client: LayoutClient | null = null;
   #req = 0;
@@ -42,9 +67,15 @@ export class GraphView {
   #t0 = 0;
   #pending: Omit<GraphTimings, 'totalMs'> | null = null;
 
+  constructor(private selection: Selection | null = null) {}
+
   /** Milliseconds the worker's ELK warm-up took, or null while it is still running. */
   get warmMs(): number | null {
     return this.#client?.warmMs ?? null;
+  }
+
+  get card(): TraceCard | null {
+    return this.#card;
   }
 
   /** Start the layout worker early; it warms ELK up by itself (see layout.worker.ts). */
@@ -56,88 +87,153 @@ export class GraphView {
   show(card: TraceCard | null) {
     if (card === this.#card) return;
     this.#card = card;
-    this.model = null;
-    this.layout = null;
-    this.collapsed = card ? defaultCollapsed(card.jaxpr) : new Set();
-    void this.#relayout();
+    this.scene = null;
+    this.visible = null;
+    this.current = null;
+    this.pendingFocus = null;
+    this.#t0 = performance.now();
+    this.hierarchy = card ? buildHierarchy(card) : null;
+    this.expanded = this.hierarchy ? initialExpansion(this.hierarchy) : new Set();
+    void this.#relayout('open');
   }
 
-  toggle(eqnId: string) {
-    const next = new Set(this.collapsed);
-    if (next.has(eqnId)) next.delete(eqnId);
-    else next.add(eqnId);
-    this.collapsed = next;
-    void this.#relayout();
+  isOpen(id: string): boolean {
+    return id === this.hierarchy?.root || this.expanded.has(id);
   }
 
-  /** Called by the pane on the first animation frame after it rendered a new layout. */
+  setExpanded(next: Set<string>) {
+    this.#t0 = performance.now();
+    this.expanded = next;
+    void this.#relayout('toggle');
+  }
+
+  toggle(id: string) {
+    if (this.isOpen(id)) this.collapse(id);
+    else this.expand(id);
+  }
+
+  expand(id: string) {
+    const n = this.hierarchy?.nodes.get(id);
+    if (!n || !isGroup(n) || this.isOpen(id)) return;
+    this.setExpanded(new Set([...this.expanded, id]));
+  }
+
+  collapse(id: string) {
+    if (!this.expanded.has(id)) return;
+    const next = new Set(this.expanded);
+    next.delete(id);
+    if (this.current && this.#inside(this.current, id)) this.current = id;
+    this.setExpanded(next);
+  }
+
+  expandAll() {
+    if (this.hierarchy) this.setExpanded(new Set(groupIds(this.hierarchy)));
+  }
+
+  /** Back to the card's overview. */
+  collapseAll() {
+    if (this.hierarchy) this.setExpanded(initialExpansion(this.hierarchy));
+  }
+
+  /** Expand every ancestor of a tree node and bring it into view once drawn. */
+  reveal(id: string) {
+    const h = this.hierarchy;
+    if (!h?.nodes.has(id)) return;
+    const missing = ancestors(h, id).filter((a) => !this.isOpen(a));
+    this.pendingFocus = id;
+    this.current = id;
+    if (missing.length) this.setExpanded(new Set([...this.expanded, ...missing]));
+  }
+
+  /** Put the cursor on a node and pin what it stands for in every pane. */
+  select(id: string | null) {
+    const n = id ? this.hierarchy?.nodes.get(id) : undefined;
+    this.current = n ? n.id : null;
+    if (!n) return this.selection?.pinEqn(null);
+    if (isGroup(n)) this.selection?.pinGroup(n.id, this.eqnsOf(n.id));
+    else this.selection?.pinEqn(n.eqnId);
+  }
+
+  /** Hovering a node lights what it stands for in every pane. */
+  hover(id: string | null) {
+    const n = id ? this.hierarchy?.nodes.get(id) : undefined;
+    if (n && isGroup(n)) this.selection?.hoverGroup(n.id, this.eqnsOf(n.id));
+    else this.selection?.hoverEqn(n?.eqnId ?? null);
+  }
+
+  /** Show search hit `i` (wrapping): reveal it, select it. */
+  goToHit(i: number) {
+    const n = this.hits.length;
+    if (!n) return;
+    this.hitIndex = ((i % n) + n) % n;
+    const id = this.hits[this.hitIndex].id;
+    this.select(id);
+    this.reveal(id);
+  }
+
+  setQuery(q: string) {
+    this.query = q;
+    this.hitIndex = -1;
+  }
+
+  /** The tree node of an equation, if the card has it. */
+  nodeOfEqn(eqnId: string): string | null {
+    return this.hierarchy?.eqnNode.get(eqnId) ?? null;
+  }
+
+  /** The visible box standing for a tree node (itself or its collapsed ancestor). */
+  boxOf(id: string): string | null {
+    return this.visible?.rep.get(id) ?? null;
+  }
+
+  eqnsOf(id: string): string[] {
+    return this.hierarchy ? eqnsUnder(this.hierarchy, id) : [];
+  }
+
+  #inside(id: string, group: string): boolean {
+    return !!this.hierarchy && ancestors(this.hierarchy, id).includes(group);
+  }
+
+  /** Called by the pane on the first animation frame after it rendered a new scene. */
   painted() {
     if (!this.#pending) return;
     this.timings = { ...this.#pending, totalMs: performance.now() - this.#t0 };
     this.#pending = null;
   }
 
-  zoomBy(factor: number, cx: number, cy: number) {
-    const { x, y, k } = this.transform;
-    const nk = Math.min(4, Math.max(0.05, k * factor));
-    this.transform = { k: nk, x: cx - ((cx - x) * nk) / k, y: cy - ((cy - y) * nk) / k };
-  }
-
-  panBy(dx: number, dy: number) {
-    this.transform = { ...this.transform, x: this.transform.x + dx, y: this.transform.y + dy };
-  }
-
-  fit(width: number, height: number) {
-    const l = this.layout;
-    if (!l || !width || !height) return;
-    const k = Math.min(1.25, Math.max(0.05, Math.min(width / l.width, height / l.height) * 0.95));
-    this.transform = {
-      k,
-      x: (width - l.width * k) / 2,
-      y: Math.max(8, (height - l.height * k) / 2),
-    };
-  }
-
-  /** Pan so that a node box is centred in the viewport, keeping the zoom. */
-  centre(box: { x: number; y: number; width: number; height: number }, w: number, h: number) {
-    const { k } = this.transform;
-    this.transform = {
-      k,
-      x: w / 2 - (box.x + box.width / 2) * k,
-      y: h / 2 - (box.y + box.height / 2) * k,
-    };
-  }
-
-  async #relayout() {
-    const card = this.#card;
+  async #relayout(cause: GraphTimings['cause']) {
+    const h = this.hierarchy;
     const req = ++this.#req;
-    if (!card) {
-      this.model = null;
-      this.layout = null;
+    if (!h) {
       this.status = 'empty';
       return;
     }
-    this.#t0 = performance.now();
-    const model = buildGraph(card.jaxpr, this.collapsed);
+    const vg = visibleGraph(h, this.expanded);
+    const jobs = levelJobs(vg, h.root);
     const buildMs = performance.now() - this.#t0;
     this.status = 'layout';
     this.error = null;
     try {
       this.#client ??= new LayoutClient();
-      const out = await this.#client.layout(model);
+      const out = await this.#client.layout(jobs);
       if (req !== this.#req) return;
       this.#pending = {
-        eqns: card.jaxpr.eqns.length,
-        nodes: model.nodes.length,
-        edges: model.edges.length,
+        seq: this.sceneSeq + 1,
+        cause,
+        eqns: h.eqnCount,
+        boxes: vg.boxCount,
+        edges: vg.edges.length,
+        levels: jobs.length,
+        computed: out.computed,
         buildMs,
         elkMs: out.elkMs,
         layoutRoundTripMs: out.totalMs,
       };
-      this.model = model;
-      this.layout = out.layout;
+      this.visible = vg;
+      this.scene = compose(vg, h.root, out.layouts);
       this.status = 'ready';
-      this.layoutSeq += 1;
+      this.firstView = cause === 'open';
+      this.sceneSeq += 1;
     } catch (err) {
       if (req !== this.#req) return;
       this.status = 'error';

@@ -21,6 +21,10 @@ export class Ui {
   narrow = $state(false);
   reducedMotion = $state(false);
   helpOpen = $state(false);
+  /** The graph legend (opened on the first visit, then as the user leaves it). */
+  legendOpen = $state(false);
+  /** Share of the right column's height the graph gets (the listings take the rest). */
+  graphShare = $state(0.66);
   notice = $state<string | null>(null);
   #noticeTimer: ReturnType<typeof setTimeout> | null = null;
 

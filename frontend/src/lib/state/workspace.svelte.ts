@@ -33,7 +33,7 @@ export class Workspace {
   readonly selection = new Selection();
   readonly player = new Player();
   readonly ui = new Ui();
-  readonly graph = new GraphView();
+  readonly graph = new GraphView(this.selection);
   readonly view: CardView;
 
   examples = $state.raw<ExampleInfo[]>([]);
@@ -63,6 +63,14 @@ export class Workspace {
       void card;
     };
     this.session.onFinished = () => this.#applyPendingView();
+    // A pin from any pane (jaxpr row, stage row, search) reveals its node in the graph.
+    this.selection.onPin = (f) => {
+      if (f?.kind === 'group') this.graph.reveal(f.id);
+      else if (f?.kind === 'eqn') {
+        const node = this.graph.nodeOfEqn(f.id);
+        if (node) this.graph.reveal(node);
+      }
+    };
   }
 
   async start() {
@@ -106,11 +114,12 @@ export class Workspace {
     }
   }
 
-  async openExample(id: string) {
+  async openExample(id: string, run = false) {
     try {
       const ex = await getExample(id);
       this.setCode(ex.code);
       this.ui.say(`Loaded example: ${ex.title}`);
+      if (run && this.conn.state === 'open') this.run();
     } catch (err) {
       this.ui.say(`Could not load example: ${err instanceof Error ? err.message : err}`);
     }

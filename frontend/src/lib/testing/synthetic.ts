@@ -264,3 +264,4 @@ function stablehloText(eqns: EqnData[]): string {
   eqns.forEach((e, i) => lines.push(`#loc${i + 1} = loc("<user>":${e.source?.line ?? 1}:4)`));
   return lines.join('\n');
 }
+export { syntheticProgram, type ProgramOptions } from './syntheticProgram';

@@ -1,0 +1,202 @@
+/**
+ * Reshapes a freshly built hierarchy so that every level is readable:
+ *  1. a scope holding a single node gives way to it (a scope around one group joins names,
+ *     `attention / jit(f)`);
+ *  2. a function's flattened arguments and results are grouped by pytree
+ *     (`params['W1']`, `params['b1']` → one `params` box);
+ *  3. a level with more boxes than its budget is cut into consecutive chunks of program order,
+ *     preferably where the user function or the source line changes ("mlp · lines 17–19"),
+ *     recursively, so no level ever exceeds its budget — also for cards without any groups.
+ * Mutates the hierarchy in place. Pure otherwise.
+ */
+import { pytreeHead, pytreeRoot } from './names';
+import { isGroup, type HKind, type HNode, type Hierarchy } from './tree';
+
+export interface RegroupOptions {
+  rootMax: number;
+  levelMax: number;
+}
+
+/** Arguments (or results) at a level are grouped by pytree once there are more than this. */
+const ARGS_LOOSE = 3;
+const IO_KINDS: ReadonlySet<HKind> = new Set(['input', 'const', 'output', 'args']);
+
+function setParent(h: Hierarchy, child: string, parent: string) {
+  h.nodes.get(child)!.parent = parent;
+}
+
+function newGroup(
+  h: Hierarchy,
+  id: string,
+  kind: HKind,
+  parent: HNode,
+  kids: string[],
+  extra: Partial<HNode>,
+) {
+  const first = h.nodes.get(kids[0])!;
+  const n: HNode = { ...first, id, kind, parent: parent.id, children: kids, eqnId: null };
+  Object.assign(
+    n,
+    { primitive: null, varIds: [], scopeKind: null, name: '', jaxprName: '' },
+    extra,
+  );
+  h.nodes.set(id, n);
+  for (const k of kids) setParent(h, k, id);
+  return n;
+}
+
+/** Post-order walk (children before parents) over every group. */
+function groupsPostOrder(h: Hierarchy): HNode[] {
+  const out: HNode[] = [];
+  const visit = (id: string) => {
+    const n = h.nodes.get(id)!;
+    for (const c of n.children) visit(c);
+    if (isGroup(n)) out.push(n);
+  };
+  visit(h.root);
+  return out;
+}
+
+function compress(h: Hierarchy) {
+  for (const g of groupsPostOrder(h)) {
+    if (g.kind !== 'scope' || g.children.length !== 1) continue;
+    const child = h.nodes.get(g.children[0])!;
+    const parent = h.nodes.get(g.parent!)!;
+    parent.children[parent.children.indexOf(g.id)] = child.id;
+    child.parent = parent.id;
+    if (isGroup(child)) {
+      child.name = `${g.name} / ${child.name}`;
+      child.jaxprName = `${g.jaxprName} / ${child.jaxprName}`;
+      child.scopeKind ??= g.scopeKind;
+    }
+    h.nodes.delete(g.id);
+  }
+}
+
+/** Group the leaves of one kind at a level by a key; single-member keys stay loose. */
+function groupLeaves(
+  h: Hierarchy,
+  g: HNode,
+  kinds: HKind[],
+  key: (n: HNode) => string,
+  prefix: string,
+) {
+  const leaves = g.children.filter((c) => kinds.includes(h.nodes.get(c)!.kind));
+  if (leaves.length <= ARGS_LOOSE) return;
+  const byKey = new Map<string, string[]>();
+  for (const c of leaves) {
+    const k = key(h.nodes.get(c)!);
+    byKey.set(k, [...(byKey.get(k) ?? []), c]);
+  }
+  const replace = new Map<string, string | null>();
+  for (const [k, kids] of byKey) {
+    if (kids.length < 2) continue;
+    const id = `${prefix}:${g.id}:${k}`;
+    newGroup(h, id, 'args', g, kids, { name: k, jaxprName: k, line: null });
+    kids.forEach((c, i) => replace.set(c, i === 0 ? id : null));
+  }
+  g.children = g.children
+    .map((c) => (replace.has(c) ? replace.get(c)! : c))
+    .filter((c): c is string => c !== null);
+}
+
+function groupArgs(h: Hierarchy, names: Map<string, string>) {
+  const py = (n: HNode) => names.get(n.varIds[0] ?? '') ?? null;
+  const argKey = (n: HNode) => {
+    const name = py(n);
+    return name ? pytreeRoot(name) : n.kind === 'const' ? 'constants' : 'inputs';
+  };
+  const outKey = (leaves: HNode[]) => {
+    const roots = new Set(leaves.map((n) => (py(n) ? pytreeRoot(py(n)!) : '')));
+    return (n: HNode) => {
+      const name = py(n);
+      if (!name) return 'outputs';
+      return roots.size === 1 ? pytreeHead(name) : pytreeRoot(name);
+    };
+  };
+  for (const g of groupsPostOrder(h)) {
+    groupLeaves(h, g, ['input', 'const'], argKey, 'a');
+    const outs = g.children.map((c) => h.nodes.get(c)!).filter((n) => n.kind === 'output');
+    groupLeaves(h, g, ['output'], outKey(outs), 'r');
+  }
+}
+
+/** A chunk holds at least this many boxes (fewer, larger chunks read better than many tiny). */
+const MIN_CHUNK = 8;
+
+/**
+ * Runs cutting `n` items into at most `max` chunks of at least ceil(n/max) (and MIN_CHUNK)
+ * items and less than twice that, each cut placed where `score` is highest.
+ */
+export function chunkRuns(
+  score: (i: number) => number,
+  n: number,
+  max: number,
+): [number, number][] {
+  const s = Math.max(Math.ceil(n / max), Math.min(MIN_CHUNK, Math.ceil(n / 2)));
+  const runs: [number, number][] = [];
+  let start = 0;
+  while (start < n) {
+    if (n - start < 2 * s) {
+      runs.push([start, n]);
+      break;
+    }
+    let best = start + s;
+    for (let end = start + s; end < start + 2 * s && end < n; end++)
+      if (score(end) > score(best)) best = end;
+    runs.push([start, best]);
+    start = best;
+  }
+  return runs;
+}
+
+function chunkName(h: Hierarchy, kids: string[]): { name: string; fn: string | null } {
+  const ns = kids.map((k) => h.nodes.get(k)!);
+  const lines = ns.map((n) => n.line).filter((l): l is number => l !== null);
+  const fns = new Set(ns.map((n) => n.fn).filter((f) => f));
+  const fn = fns.size === 1 ? [...fns][0] : null;
+  const lo = Math.min(...lines);
+  const hi = Math.max(...lines);
+  const where = lines.length
+    ? lo === hi
+      ? `line ${lo}`
+      : `lines ${lo}–${hi}`
+    : `${kids.length} steps`;
+  return { name: fn && fn !== '<module>' ? `${fn} · ${where}` : where, fn };
+}
+
+function chunkLevel(h: Hierarchy, g: HNode, budget: number) {
+  const body = g.children.filter((c) => !IO_KINDS.has(h.nodes.get(c)!.kind));
+  const room = Math.max(4, budget - (g.children.length - body.length));
+  if (body.length <= room) return;
+  const item = (i: number) => h.nodes.get(body[i])!;
+  const score = (i: number) =>
+    (item(i).fn !== item(i - 1).fn ? 2 : 0) + (item(i).line !== item(i - 1).line ? 1 : 0);
+  const replace = new Map<string, string | null>();
+  chunkRuns(score, body.length, room).forEach(([a, b], k) => {
+    if (b - a < 2) return;
+    const kids = body.slice(a, b);
+    const id = `k:${g.id}:${k}`;
+    const label = chunkName(h, kids);
+    newGroup(h, id, 'chunk', g, kids, { ...label, jaxprName: label.name });
+    kids.forEach((c, i) => replace.set(c, i === 0 ? id : null));
+  });
+  g.children = g.children
+    .map((c) => (replace.has(c) ? replace.get(c)! : c))
+    .filter((c): c is string => c !== null);
+}
+
+function chunkAll(h: Hierarchy, opts: RegroupOptions) {
+  const stack = [h.root];
+  while (stack.length) {
+    const g = h.nodes.get(stack.pop()!)!;
+    chunkLevel(h, g, g.id === h.root ? opts.rootMax : opts.levelMax);
+    for (const c of g.children) if (isGroup(h.nodes.get(c)!)) stack.push(c);
+  }
+}
+
+export function regroup(h: Hierarchy, names: Map<string, string>, opts: RegroupOptions) {
+  compress(h);
+  groupArgs(h, names);
+  chunkAll(h, opts);
+}
