@@ -100,6 +100,27 @@ export class PlaygroundPage {
     ).toHaveCount(0);
   }
 
+  /**
+   * On-screen height (px) of every graph label inside the viewport (getBoundingClientRect of
+   * each SVG text), and the number of boxes drawn.
+   */
+  async graphLabels(): Promise<{ heights: number[]; texts: string[] }> {
+    return this.page.evaluate(() => {
+      const view = document.querySelector('[data-focus-target="graph"]')!.getBoundingClientRect();
+      const heights: number[] = [];
+      const texts: string[] = [];
+      for (const t of document.querySelectorAll('[data-testid="graph-svg"] text')) {
+        const r = t.getBoundingClientRect();
+        const inside =
+          r.right > view.left && r.left < view.right && r.bottom > view.top && r.top < view.bottom;
+        if (!inside || !t.textContent?.trim()) continue;
+        heights.push(r.height);
+        texts.push(t.textContent);
+      }
+      return { heights, texts };
+    });
+  }
+
   /** Equations drawn: leaves plus groups that are one equation (pjit, cond, scan…). */
   async drawnEqns(): Promise<number> {
     return this.page

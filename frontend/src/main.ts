@@ -1,5 +1,9 @@
 import { mount } from 'svelte';
 import App from './App.svelte';
+import EmbedApp from './lib/components/EmbedApp.svelte';
+import { isEmbedPath } from './lib/share/link';
 import './app.css';
 
-export default mount(App, { target: document.getElementById('app')! });
+// `/embed/<share id>` is the chrome-less view a course page puts in an iframe.
+const Root = isEmbedPath(location.pathname) ? EmbedApp : App;
+export default mount(Root, { target: document.getElementById('app')! });

@@ -331,10 +331,21 @@ export interface ShareCreated {
   url: string;
 }
 
-/** POST /api/share body. */
+/** POST /api/share body; `view` (optional) is part of the shared content. */
 export interface ShareRequest {
   code: string;
   settings?: RunSettings;
+  view?: ShareView | null;
+}
+
+/**
+ * Where a shared link opens: the trace card (0-based), the player step (-1 = before the
+ * first) and the stage tab (its name, e.g. `hlo`). Absent fields keep the page's default.
+ */
+export interface ShareView {
+  card?: number | null;
+  step?: number | null;
+  stage?: string | null;
 }
 
 /** GET /api/share/{id}. */
@@ -343,6 +354,7 @@ export interface SharedProgram {
   code: string;
   settings: RunSettings;
   created_at: number;
+  view?: ShareView | null;
 }
 
 /** A source position; `user` is true for the user's program (file `<user>`). */

@@ -21,6 +21,7 @@ from shared_schemas import (
     ShareCreated,
     SharedProgram,
     ShareRequest,
+    ShareView,
 )
 
 api = APIRouter(prefix="/api")
@@ -57,7 +58,8 @@ async def create_share(body: ShareRequest, request: Request) -> ShareCreated:
     if len(body.code.encode("utf-8")) > settings.max_code_bytes:
         raise HTTPException(413, f"code is larger than {settings.max_code_bytes} bytes")
     try:
-        share = await anyio.to_thread.run_sync(store.put, body.code, body.settings.model_dump())
+        view = body.view.model_dump(exclude_none=True) if body.view else None
+        share = await anyio.to_thread.run_sync(store.put, body.code, body.settings.model_dump(), view)
     except ShareTooLarge as exc:
         raise HTTPException(413, str(exc)) from None
     return ShareCreated(id=share.id, url=f"/s/{share.id}")
@@ -71,8 +73,9 @@ async def read_share(share_id: str, request: Request) -> SharedProgram:
     if share is None:
         raise HTTPException(404, f"no share {share_id!r}")
     settings = RunSettings.model_validate(share.settings, strict=False)
+    view = ShareView.model_validate(share.view, strict=False) if share.view else None
     return SharedProgram(
-        id=share.id, code=share.code, settings=settings, created_at=share.created_at
+        id=share.id, code=share.code, settings=settings, created_at=share.created_at, view=view
     )
 
 

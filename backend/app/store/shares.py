@@ -1,6 +1,7 @@
 """Share links: immutable, content-addressed snapshots of code + settings in SQLite (WAL).
 
 The id is a short base32 prefix of SHA-256 over the canonical JSON of `{"code", "settings"}`
+(plus `"view"`, where the link opens, when one is given)
 (sorted keys, no spaces, UTF-8), so sharing the same program twice yields the same link. Rows
 are never updated or deleted. A prefix collision with different content (astronomically rare)
 lengthens the id. Calls are synchronous and short; the HTTP layer runs them in a thread.
@@ -43,11 +44,14 @@ class Share:
     code: str
     settings: dict[str, Any]
     created_at: float
+    view: dict[str, Any] | None = None
 
 
-def canonical_json(code: str, settings: dict[str, Any]) -> str:
-    """The exact text that is hashed and stored."""
-    payload = {"code": code, "settings": settings}
+def canonical_json(code: str, settings: dict[str, Any], view: dict[str, Any] | None = None) -> str:
+    """The exact text that is hashed and stored (`view` only when given: older ids unchanged)."""
+    payload: dict[str, Any] = {"code": code, "settings": settings}
+    if view:
+        payload["view"] = view
     return json.dumps(payload, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
@@ -78,9 +82,9 @@ class ShareStore:
         with self._lock:
             return str(self._db.execute("PRAGMA journal_mode").fetchone()[0])
 
-    def put(self, code: str, settings: dict[str, Any]) -> Share:
+    def put(self, code: str, settings: dict[str, Any], view: dict[str, Any] | None = None) -> Share:
         """Store (or find) the share of this content; raises ShareTooLarge over the cap."""
-        text = canonical_json(code, settings)
+        text = canonical_json(code, settings, view)
         if len(text.encode("utf-8")) > self.max_bytes:
             raise ShareTooLarge(f"share is larger than {self.max_bytes} bytes")
         digest = digest_of(text)
@@ -94,7 +98,7 @@ class ShareStore:
                         "INSERT INTO shares(id, digest, payload, created_at) VALUES (?,?,?,?)",
                         (sid, digest, text, now),
                     )
-                    return Share(sid, code, settings, now)
+                    return Share(sid, code, settings, now, view or None)
                 if row[0] == digest:
                     return self._get_locked(sid)  # type: ignore[return-value]
         raise RuntimeError("no free share id")  # unreachable: the full digest is unique
@@ -112,7 +116,7 @@ class ShareStore:
         if row is None:
             return None
         payload = json.loads(row[0])
-        return Share(sid, payload["code"], payload["settings"], row[1])
+        return Share(sid, payload["code"], payload["settings"], row[1], payload.get("view"))
 
     def count(self) -> int:
         with self._lock:

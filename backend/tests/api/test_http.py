@@ -44,6 +44,19 @@ def test_share_round_trip_and_content_addressing(server):
     assert httpx.get(server.url + "/api/share/..%2f..%2fetc").status_code == 404
 
 
+def test_share_carries_a_view_state(server):
+    body = {"code": "print(1)\n", "view": {"card": 1, "step": 7, "stage": "hlo"}}
+    made = httpx.post(server.url + "/api/share", json=body)
+    assert made.status_code == 201
+    plain = httpx.post(server.url + "/api/share", json={"code": "print(1)\n"}).json()
+    assert plain["id"] != made.json()["id"]  # where it opens is part of the content
+    got = httpx.get(f"{server.url}/api/share/{made.json()['id']}").json()
+    assert got["view"] == {"card": 1, "step": 7, "stage": "hlo"}
+    assert httpx.get(f"{server.url}/api/share/{plain['id']}").json()["view"] is None
+    bad = {"code": "x", "view": {"card": -1}}
+    assert httpx.post(server.url + "/api/share", json=bad).status_code == 422
+
+
 def test_share_rejects_bad_input(server):
     too_big = httpx.post(server.url + "/api/share", json={"code": "x" * (65 * 1024)})
     assert too_big.status_code == 413
@@ -72,6 +85,8 @@ def test_frontend_files_and_spa_fallback(server, dist):
     assert asset.text == "console.log('hi')" and "immutable" in asset.headers["cache-control"]
     deep = httpx.get(server.url + "/s/abc123")  # a client-side route
     assert deep.status_code == 200 and "<div id=app>" in deep.text
+    embed = httpx.get(server.url + "/embed/abc123")  # the embed view, same SPA
+    assert embed.status_code == 200 and "<div id=app>" in embed.text
     traversal = httpx.get(server.url + "/..%2f..%2fetc%2fpasswd")
     assert "root:" not in traversal.text
     assert httpx.get(server.url + "/api/nothing").status_code == 404

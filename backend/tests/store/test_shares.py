@@ -50,3 +50,13 @@ def test_shares_survive_a_server_restart(tmp_path):
         assert httpx.get(f"{server.url}/api/share/{sid}").json()["code"] == "print('durable')"
     finally:
         server.stop()
+
+
+def test_view_is_part_of_the_content(tmp_path):
+    store = ShareStore(tmp_path / "s.sqlite3", max_bytes=10_000)
+    plain = store.put("print(1)", {})
+    viewed = store.put("print(1)", {}, {"card": 2, "step": 5})
+    assert viewed.id != plain.id and plain.view is None
+    assert store.get(viewed.id).view == {"card": 2, "step": 5}
+    assert store.put("print(1)", {}, {"card": 2, "step": 5}).id == viewed.id
+    assert store.put("print(1)", {}, None).id == plain.id

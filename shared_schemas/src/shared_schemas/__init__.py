@@ -12,6 +12,7 @@ from shared_schemas.http import (
     ShareCreated,
     SharedProgram,
     ShareRequest,
+    ShareView,
 )
 from shared_schemas.messages import (
     CancelRequest,

@@ -25,11 +25,21 @@ class Example(ExampleSummary):
     code: str
 
 
+class ShareView(WireModel):
+    """Where a shared link opens: the trace card (0-based), the player step (-1 = before the
+    first) and the stage tab (its name, e.g. `hlo`). Absent fields keep the page's default."""
+
+    card: int | None = Field(default=None, ge=0)
+    step: int | None = Field(default=None, ge=-1)
+    stage: str | None = Field(default=None, max_length=40)
+
+
 class ShareRequest(WireModel):
-    """POST /api/share body."""
+    """POST /api/share body; `view` (optional) is part of the shared content."""
 
     code: str
     settings: RunSettings = Field(default_factory=RunSettings)
+    view: ShareView | None = None
 
 
 class ShareCreated(WireModel):
@@ -46,6 +56,7 @@ class SharedProgram(WireModel):
     code: str
     settings: RunSettings
     created_at: float
+    view: ShareView | None = None
 
 
 class Health(WireModel):

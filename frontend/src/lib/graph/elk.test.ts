@@ -19,7 +19,8 @@ function inside(c: { x: number; y: number; width: number; height: number }, p: t
   );
 }
 
-describe('level-by-level layout', () => {
+// Real ELK on a shared 2-core machine: generous per-test time (no timing is asserted here).
+describe('level-by-level layout', { timeout: 60_000 }, () => {
   it('places every box inside its frame, without overlaps among siblings', async () => {
     const { card } = syntheticProgram({ layers: 2 });
     const h = buildHierarchy(card);

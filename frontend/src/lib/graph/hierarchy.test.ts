@@ -105,6 +105,9 @@ describe('overview', () => {
     const open = visibleGraph(h, new Set([loss.id]));
     const ports = [...open.boxes.values()].filter((b) => b.port && b.level === loss.id);
     expect(ports.some((p) => p.port!.dir === 'in' && p.port!.label === 'x')).toBe(true);
+    // The weights of one `params` box enter through one port.
+    const weights = ports.find((p) => p.port!.label.startsWith('params ×'))!;
+    expect(weights.port!.varIds.length).toBeGreaterThan(1);
     for (const e of open.edges) expect(open.boxes.get(e.source)!.level).toBe(e.level);
   });
 });

@@ -5,7 +5,7 @@ import { buildHierarchy } from './hierarchy';
 import { navigate } from './nav';
 import { visibleGraph } from './visible';
 
-describe('keyboard navigation', () => {
+describe('keyboard navigation', { timeout: 60_000 }, () => {
   it('follows edges down and up, and walks siblings left/right', async () => {
     const card = syntheticCard({ eqns: 6, nested: 3 });
     const h = buildHierarchy(card);

@@ -15,6 +15,8 @@ export interface VPort {
   dir: 'in' | 'out';
   varIds: string[];
   label: string;
+  /** The box on the other side, where the edge's two ends meet. */
+  other: string;
 }
 
 export interface VBox {
@@ -96,17 +98,37 @@ class VBuilder {
     return out;
   }
 
-  port(level: string, dir: 'in' | 'out', varId: string): string {
-    const id = `p:${level}:${dir}:${varId}`;
-    if (!this.boxes.has(id)) {
-      const v = this.h.vars.get(varId);
-      const label = v?.python ?? v?.short ?? varId;
-      const width = Math.max(28, Math.ceil(label.length * 11 * 0.61) + 14);
-      const port: VPort = { dir, varIds: [varId], label };
-      this.boxes.set(id, { id, node: null, port, open: false, level, width, height: PORT_H });
-      this.levels.get(level)!.boxes.push(id);
+  /**
+   * The port of `level` a value crosses: one per (direction, box on the other side at the
+   * level where the edge's ends meet), so sixteen weights from one `params` box enter through
+   * one port rather than sixteen.
+   */
+  port(level: string, dir: 'in' | 'out', varId: string, other: string): string {
+    const id = `p:${level}:${dir}:${other}`;
+    const box = this.boxes.get(id);
+    if (box) {
+      if (!box.port!.varIds.includes(varId)) box.port!.varIds.push(varId);
+      return id;
     }
+    const port: VPort = { dir, varIds: [varId], label: '', other };
+    this.boxes.set(id, { id, node: null, port, open: false, level, width: 0, height: PORT_H });
+    this.levels.get(level)!.boxes.push(id);
     return id;
+  }
+
+  /** Port labels and widths, once every value through them is known. */
+  labelPorts() {
+    for (const b of this.boxes.values()) {
+      const p = b.port;
+      if (!p) continue;
+      const v = this.h.vars.get(p.varIds[0]);
+      const other = this.h.nodes.get(p.other);
+      p.label =
+        p.varIds.length === 1
+          ? (v?.python ?? v?.short ?? '?')
+          : `${other?.name ?? '…'} ×${p.varIds.length}`;
+      b.width = Math.max(28, Math.ceil(p.label.length * 11 * 0.61) + 14);
+    }
   }
 
   segment(level: string, source: string, target: string, varId: string) {
@@ -130,14 +152,16 @@ class VBuilder {
     const ia = a.findIndex((x) => inB.has(x));
     const ib = b.indexOf(a[ia]);
     if (ia <= 0 || ib <= 0) return;
+    const [from, to] = [a[ia - 1], b[ib - 1]];
     for (let k = 0; k < ia - 1; k++)
-      this.segment(a[k + 1], a[k], this.port(a[k + 1], 'out', varId), varId);
+      this.segment(a[k + 1], a[k], this.port(a[k + 1], 'out', varId, to), varId);
     for (let k = 0; k < ib - 1; k++)
-      this.segment(b[k + 1], this.port(b[k + 1], 'in', varId), b[k], varId);
+      this.segment(b[k + 1], this.port(b[k + 1], 'in', varId, from), b[k], varId);
     this.segment(a[ia], a[ia - 1], b[ib - 1], varId);
   }
 
   finish(): VisibleGraph {
+    this.labelPorts();
     const edges = [...this.segs.values()];
     for (const e of edges) e.label = edgeLabel(this.h, e.varIds);
     let boxCount = 0;

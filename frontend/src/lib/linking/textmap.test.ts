@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { syntheticCard } from '../testing/synthetic';
-import { eqnSpans, hloSourceLines, lineEqns } from './textmap';
+import { eqnSpans, lineEqns, stageRows } from './textmap';
 
 describe('jaxpr text mapping', () => {
   it('maps every equation line of the root text to its equation', () => {
@@ -29,42 +29,21 @@ describe('jaxpr text mapping', () => {
   });
 });
 
-describe('HLO source lines', () => {
-  it('resolves MLIR location aliases, including callsite and named locations', () => {
-    const text = [
-      'module @jit_f {',
-      '  %0 = stablehlo.sine %arg0 : tensor<3xf32> loc(#loc3)',
-      '  %1 = stablehlo.multiply %0, %0 : tensor<3xf32> loc(#loc4)',
-      '  %2 = stablehlo.add %1, %1 : tensor<3xf32> loc("<user>":9:2)',
-      '  return %2 : tensor<3xf32> loc(#loc)',
-      '}',
-      '#loc = loc(unknown)',
-      '#loc1 = loc("<user>":5:8)',
-      '#loc2 = loc("<user>":6:4)',
-      '#loc3 = loc("jit(f)/sin"(#loc1))',
-      '#loc4 = loc(callsite(#loc2 at #loc1))',
-    ].join('\n');
-    expect(hloSourceLines(text, 'mlir')).toEqual([
-      null,
-      5,
-      6,
-      9,
-      null,
-      null,
-      null,
-      null,
-      null,
+describe('stage row links', () => {
+  it('maps rows to their RowLink, sparse rows unmapped', () => {
+    const m = stageRows(4, [
+      { row: 1, line: 5, eqn_id: 'e1', op_name: 'jit(f)/sin' },
+      { row: 3, line: 7, eqn_id: null, op_name: null },
+    ]);
+    expect(m.ids).toEqual([null, 'row:1', null, 'row:3']);
+    expect(m.links.get('row:1')?.eqn_id).toBe('e1');
+    expect(m.links.get('row:3')?.line).toBe(7);
+  });
+
+  it('ignores links past the end of the text', () => {
+    expect(stageRows(2, [{ row: 5, line: 1, eqn_id: 'e0', op_name: null }]).ids).toEqual([
       null,
       null,
     ]);
-  });
-
-  it('reads source_line metadata from HLO', () => {
-    const text = [
-      'HloModule jit_f',
-      '  sine.1 = f32[3] sine(p0), metadata={op_name="jit(f)/sin" source_file="<user>" source_line=5}',
-      '  ROOT m = f32[3] multiply(sine.1, sine.1)',
-    ].join('\n');
-    expect(hloSourceLines(text, 'hlo')).toEqual([null, 5, null]);
   });
 });

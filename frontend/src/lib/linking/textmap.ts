@@ -1,10 +1,10 @@
 /**
- * Maps between the text panes and the structured card. Jaxpr listings use the equations'
- * character spans (sent by the kernel, never recovered by parsing); StableHLO and HLO texts are
- * linked through the source locations XLA keeps on each op (`loc("file":L:C)` in MLIR,
- * `source_line=L` metadata in HLO), which is the same user line an equation records.
+ * Maps between the text panes and the structured card, never by parsing text. Jaxpr listings
+ * use the equations' character spans (sent by the kernel); StableHLO and HLO rows use the
+ * row links the engine records (`Stage.rows`: text row → user line, primal equation, op name,
+ * from the StableHLO locations and XLA's op metadata).
  */
-import type { JaxprData } from '../protocol/types';
+import type { JaxprData, RowLink } from '../protocol/types';
 
 export interface EqnSpan {
   id: string;
@@ -56,39 +56,21 @@ export function lineEqns(text: string, spans: EqnSpan[]): (string | null)[] {
   return out;
 }
 
-const MLIR_ALIAS = /^#(loc\d*)\s*=\s*loc\((.*)\)\s*$/;
-const FILE_LINE = /"([^"]*)":(\d+):\d+/;
-const LOC_REF = /loc\((#loc\d*|"[^"]*":\d+:\d+)[^)]*\)\s*$/;
-const HLO_LINE = /source_line=(\d+)/;
+export interface StageRows {
+  /** Per text row: `row:<i>` when the row has a link, else null. */
+  ids: (string | null)[];
+  links: Map<string, RowLink>;
+}
 
-/** For each line of an MLIR (StableHLO) or HLO text, the user source line its op came from. */
-export function hloSourceLines(text: string, language: string): (number | null)[] {
-  const lines = text.split('\n');
-  if (language === 'hlo') {
-    return lines.map((l) => {
-      const m = HLO_LINE.exec(l);
-      return m ? Number(m[1]) : null;
-    });
+/** A StableHLO / HLO stage's row links (Stage.rows, recorded by the engine) by row. */
+export function stageRows(lineCount: number, rows: RowLink[]): StageRows {
+  const ids: (string | null)[] = new Array(lineCount).fill(null);
+  const links = new Map<string, RowLink>();
+  for (const r of rows) {
+    if (r.row >= lineCount) continue;
+    const id = `row:${r.row}`;
+    ids[r.row] = id;
+    links.set(id, r);
   }
-  const alias = new Map<string, string>();
-  for (const l of lines) {
-    const m = MLIR_ALIAS.exec(l.trim());
-    if (m) alias.set(m[1], m[2]);
-  }
-  const resolve = (body: string, depth = 0): number | null => {
-    const direct = FILE_LINE.exec(body);
-    if (direct) return Number(direct[2]);
-    if (depth > 8) return null;
-    for (const ref of body.match(/#loc\d*/g) ?? []) {
-      const r = alias.get(ref.slice(1));
-      const line = r ? resolve(r, depth + 1) : null;
-      if (line !== null) return line;
-    }
-    return null;
-  };
-  return lines.map((l) => {
-    if (MLIR_ALIAS.test(l.trim())) return null;
-    const m = LOC_REF.exec(l);
-    return m ? resolve(m[1]) : null;
-  });
+  return { ids, links };
 }

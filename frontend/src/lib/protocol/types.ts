@@ -41,6 +41,7 @@ export type {
   ServerMessage,
   ShareCreated,
   SharedProgram,
+  ShareView,
   SourceLoc,
   Span,
   Stage,

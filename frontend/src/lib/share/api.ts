@@ -4,7 +4,7 @@
  * defensively, since a proxy or an old server may answer with anything; every failure is an
  * Error with a message fit for the page.
  */
-import type { Example, ExampleSummary, SharedProgram } from '../protocol/types';
+import type { Example, ExampleSummary, SharedProgram, ShareView } from '../protocol/types';
 
 export type ExampleInfo = ExampleSummary;
 export interface Share {
@@ -49,11 +49,15 @@ export async function getExample(id: string): Promise<Example> {
   return { ...info, code };
 }
 
-export async function createShare(code: string, settings: Record<string, unknown>): Promise<Share> {
+export async function createShare(
+  code: string,
+  settings: Record<string, unknown>,
+  view?: ShareView,
+): Promise<Share> {
   const res = await fetch('/api/share', {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ code, settings }),
+    body: JSON.stringify(view ? { code, settings, view } : { code, settings }),
   });
   const data = (await json(res)) as Record<string, unknown>;
   const id = str(data.id);
@@ -61,9 +65,22 @@ export async function createShare(code: string, settings: Record<string, unknown
   return { id, url: str(data.url, `/s/${encodeURIComponent(id)}`) };
 }
 
+function asView(x: unknown): ShareView | null {
+  if (!x || typeof x !== 'object') return null;
+  const o = x as Record<string, unknown>;
+  const int = (v: unknown) => (typeof v === 'number' && Number.isInteger(v) ? v : null);
+  return {
+    card: int(o.card),
+    step: int(o.step),
+    stage: typeof o.stage === 'string' ? o.stage : null,
+  };
+}
+
 export async function loadShare(
   id: string,
-): Promise<Pick<SharedProgram, 'code'> & { settings: Record<string, unknown> }> {
+): Promise<
+  Pick<SharedProgram, 'code'> & { settings: Record<string, unknown>; view: ShareView | null }
+> {
   const data = (await json(await fetch(`/api/share/${encodeURIComponent(id)}`))) as Record<
     string,
     unknown
@@ -74,5 +91,5 @@ export async function loadShare(
     data.settings && typeof data.settings === 'object'
       ? (data.settings as Record<string, unknown>)
       : {};
-  return { code, settings };
+  return { code, settings, view: asView(data.view) };
 }

@@ -4,6 +4,7 @@ import {
   compressCode,
   decompressCode,
   fromBase64Url,
+  isEmbedPath,
   parseLocation,
   readLocation,
   serverLink,
@@ -55,6 +56,15 @@ describe('server links', () => {
     expect(t.shareId).toBe('Ab3_x');
     expect(t.view).toEqual({ card: 1 });
     expect(t.codeToken).toBeNull();
+  });
+
+  it('reads the embed path and the stage tab', () => {
+    const t = parseLocation('/embed/abc_123', '', '#card=1&step=4&stage=hlo');
+    expect(t.shareId).toBe('abc_123');
+    expect(t.view).toEqual({ card: 1, step: 4, stage: 'hlo' });
+    expect(isEmbedPath('/embed/abc_123')).toBe(true);
+    expect(isEmbedPath('/s/abc_123')).toBe(false);
+    expect(parseLocation('/', '', '#stage=<x>').view).toEqual({});
   });
 
   it('also reads ?s= and ignores malformed view numbers', () => {

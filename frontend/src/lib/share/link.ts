@@ -9,6 +9,8 @@
 export interface ViewState {
   card?: number;
   step?: number;
+  /** Stage tab by name (`stablehlo`, `hlo`, …). */
+  stage?: string;
 }
 
 export interface LinkTarget {
@@ -54,6 +56,7 @@ function viewParams(view: ViewState): string {
   const parts: string[] = [];
   if (view.card !== undefined) parts.push(`card=${view.card}`);
   if (view.step !== undefined) parts.push(`step=${view.step}`);
+  if (view.stage) parts.push(`stage=${encodeURIComponent(view.stage)}`);
   return parts.join('&');
 }
 
@@ -75,7 +78,12 @@ function intParam(p: URLSearchParams, key: string): number | undefined {
   return Number(v);
 }
 
-const SHARE_PATH = /\/s\/([A-Za-z0-9_-]+)\/?$/;
+const SHARE_PATH = /\/(?:s|embed)\/([A-Za-z0-9_-]+)\/?$/;
+
+/** Is this the embed view (`/embed/<share id>`: editor, graph and player only)? */
+export function isEmbedPath(pathname: string): boolean {
+  return /^\/embed\//.test(pathname);
+}
 
 /** Read a share target from a location's path, search and hash. Code stays compressed here. */
 export function parseLocation(
@@ -91,6 +99,8 @@ export function parseLocation(
   const step = intParam(h, 'step');
   if (card !== undefined) view.card = card;
   if (step !== undefined) view.step = step;
+  const stage = h.get('stage');
+  if (stage && /^[a-z_]{1,40}$/.test(stage)) view.stage = stage;
   return { shareId: fromPath ?? q.get('s'), code: null, codeToken: h.get('code'), view };
 }
 

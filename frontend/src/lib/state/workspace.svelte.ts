@@ -8,7 +8,7 @@ import { Player } from '../player/player.svelte';
 import { Connection } from '../protocol/socket.svelte';
 import type { TraceCard } from '../protocol/types';
 import { createShare, getExample, listExamples, loadShare, type ExampleInfo } from '../share/api';
-import { codeLink, readLocation, serverLink, type ViewState } from '../share/link';
+import { codeLink, isEmbedPath, readLocation, serverLink, type ViewState } from '../share/link';
 import { CardView } from './cardview.svelte';
 import { GraphView } from './graphview.svelte';
 import { Selection } from './selection.svelte';
@@ -41,6 +41,8 @@ export class Workspace {
   /** Bumped whenever code is replaced from outside the editor (example, link, test hook). */
   codeEpoch = $state(0);
   lastShareLink = $state<string | null>(null);
+  /** The page is the embed view (`/embed/<id>`): editor, graph and player only. */
+  readonly embed = typeof location !== 'undefined' && isEmbedPath(location.pathname);
   /** View state from an opened link, applied once the run it triggers has finished. */
   #pendingView: ViewState | null = null;
   #autoRun = false;
@@ -129,7 +131,35 @@ export class Workspace {
     if (!this.session.cards.length) return {};
     const view: ViewState = { card: this.selection.cardIndex };
     if (this.player.step >= 0) view.step = this.player.step;
+    const stage = this.view.card?.stages[this.ui.stageIndex];
+    if (stage && this.ui.bottomTab === 'stages') view.stage = stage.name;
     return view;
+  }
+
+  /** Copy an iframe snippet showing this program, card and step (the embed view). */
+  async copyEmbed(): Promise<string | null> {
+    const view = this.currentView();
+    try {
+      const share = await createShare(
+        this.session.code,
+        $state.snapshot(this.session.settings),
+        view,
+      );
+      const title = this.view.card?.title ?? 'Didax Playground';
+      const src = `${location.origin}/embed/${share.id}`;
+      const html = `<iframe src="${src}" title="${title.replace(/"/g, '&quot;')}" width="100%" height="520" loading="lazy" style="border:1px solid #ccc;border-radius:6px;resize:both;overflow:auto"></iframe>`;
+      this.lastShareLink = src;
+      try {
+        await navigator.clipboard.writeText(html);
+        this.ui.say('Embed code copied (an iframe of this program at this card and step)');
+      } catch {
+        this.ui.say(`Embed code (clipboard blocked): ${html}`, 12000);
+      }
+      return html;
+    } catch (err) {
+      this.ui.say(`Could not make an embed link: ${err instanceof Error ? err.message : err}`);
+      return null;
+    }
   }
 
   /** Server link when the store answers, a self-contained `#code=` link otherwise. */
@@ -138,7 +168,11 @@ export class Workspace {
     let link: string;
     let how: string;
     try {
-      const share = await createShare(this.session.code, $state.snapshot(this.session.settings));
+      const share = await createShare(
+        this.session.code,
+        $state.snapshot(this.session.settings),
+        view,
+      );
       link = serverLink(location.origin, share.url, view);
       how = 'Share link copied';
     } catch {
@@ -157,17 +191,23 @@ export class Workspace {
 
   async #openLocation() {
     const { pathname, search, hash } = location;
-    if (!pathname.startsWith('/s/') && !search.includes('s=') && !hash.includes('code=')) return;
+    const shared = pathname.startsWith('/s/') || isEmbedPath(pathname);
+    if (!shared && !search.includes('s=') && !hash.includes('code=')) return;
     try {
       const target = await readLocation(pathname, search, hash);
+      let view: ViewState = {};
       if (target.shareId) {
-        const shared = await loadShare(target.shareId);
-        this.setCode(shared.code);
-        this.session.settings = { ...DEFAULT_SETTINGS, ...shared.settings };
+        const got = await loadShare(target.shareId);
+        this.setCode(got.code);
+        this.session.settings = { ...DEFAULT_SETTINGS, ...got.settings };
+        for (const k of ['card', 'step', 'stage'] as const)
+          if (got.view?.[k] !== null && got.view?.[k] !== undefined)
+            Object.assign(view, { [k]: got.view[k] });
       } else if (target.code !== null) {
         this.setCode(target.code);
       } else return;
-      this.#pendingView = target.view;
+      // The link's fragment, when it has a view, wins over the stored one.
+      this.#pendingView = { ...view, ...target.view };
       this.#autoRun = true;
     } catch (err) {
       this.ui.say(`Could not open the shared link: ${err instanceof Error ? err.message : err}`);
@@ -180,5 +220,11 @@ export class Workspace {
     if (!view || view.card === undefined) return;
     this.selectCard(view.card);
     if (view.step !== undefined) this.player.seek(view.step);
+    const stages = this.view.card?.stages ?? [];
+    const at = view.stage ? stages.findIndex((s) => s.name === view.stage) : -1;
+    if (at >= 0) {
+      this.ui.stageIndex = at;
+      this.ui.bottomTab = 'stages';
+    }
   }
 }
