@@ -243,10 +243,12 @@ export interface LoopRecord {
 
 /**
  * Something the page must say about the card (it was cut to its size budget, a loop
- * shows the first N of M iterations, values were left out, ...).
+ * shows the first N of M iterations, values were left out, ...). `selection`: the card
+ * animates one slice of a larger computation and says which — the seed or tangent
+ * direction of a Jacobian card (e0), the example of a vmapped batch.
  */
 export interface Notice {
-  kind: "card_trimmed" | "loop_truncated" | "values_omitted" | "recording_limited";
+  kind: "card_trimmed" | "loop_truncated" | "values_omitted" | "recording_limited" | "selection";
   message: string;
   eqn_id?: string | null;
 }

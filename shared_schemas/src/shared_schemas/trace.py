@@ -307,12 +307,16 @@ class GroupData(WireModel):
     call_site: SourceLoc | None = None
 
 
-NoticeKind = Literal["card_trimmed", "loop_truncated", "values_omitted", "recording_limited"]
+NoticeKind = Literal[
+    "card_trimmed", "loop_truncated", "values_omitted", "recording_limited", "selection"
+]
 
 
 class Notice(WireModel):
     """Something the page must say about the card (it was cut to its size budget, a loop
-    shows the first N of M iterations, values were left out, ...)."""
+    shows the first N of M iterations, values were left out, ...). `selection`: the card
+    animates one slice of a larger computation and says which — the seed or tangent
+    direction of a Jacobian card (e0), the example of a vmapped batch."""
 
     kind: NoticeKind
     message: str

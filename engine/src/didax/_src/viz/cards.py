@@ -16,16 +16,15 @@ from typing import Any
 
 import numpy as np
 
-from didax._src import core, dtypes
+from didax._src import core
 from didax._src.api_util import argnums_partial, ensure_index_tuple
 from didax._src.core import ClosedJaxpr
 from didax._src.interpreters import ad
 from didax._src.interpreters import partial_eval as pe
 from didax._src.tree_util import tree_flatten, tree_unflatten
+from didax._src.viz.flow import FlowInputs, record_flow
 from didax._src.viz.jaxpr_data import IdMaker, render_jaxpr, source_data
-from didax._src.viz.values import has_io, record_cotangents, record_values, summarize
-
-REVERSE_KINDS = {"grad", "value_and_grad", "vjp", "jacrev", "hessian"}
+from didax._src.viz.values import has_io, summarize
 
 
 class CardInputs:
@@ -73,13 +72,12 @@ def build_card(inp: CardInputs) -> dict:
 
 
 def _fill_card(card, inp, primal, flat_args, out_tree, ids, tag_ids) -> None:
-    values, outs = record_values(primal, flat_args, ids)
-    card["values"] = values
-    # (an io_callback's result is unknown to a re-evaluation, so no gradient flow for it)
-    if inp.kind in REVERSE_KINDS and _is_differentiable_program(primal) and \
-            not has_io(primal.jaxpr):
-        cts = [np.ones(np.shape(o), core.get_aval(o).dtype) for o in outs]
-        card["cotangents"] = record_cotangents(primal, flat_args, cts, ids)
+    io = has_io(primal.jaxpr)
+    tangents = inp.t_kwargs.get("tangents") if inp.kind == "jvp" else None
+    fi = FlowInputs(inp.kind, primal, flat_args, ids,
+                    None if tangents is None else tree_flatten(tangents)[0])
+    record_flow(card, fi, io)
+    if card["cotangents"]:
         card["stages"] += _reverse_stages(primal, flat_args, ids, tag_ids)
     elif inp.kind in ("jvp", "linearize", "jacfwd"):
         card["stages"] += _jvp_stages(primal, flat_args, ids, tag_ids, inp.kind == "linearize")
@@ -87,7 +85,6 @@ def _fill_card(card, inp, primal, flat_args, out_tree, ids, tag_ids) -> None:
         card["stages"] += _vmap_stage(inp, primal, out_tree, ids, tag_ids)
     if inp.kind in ("jit", "show") and inp.compile_stages:
         card["stages"] += _compile_stages(primal, _fun_name(inp.fun))
-    card["timeline"] = _timeline(primal, card, ids)
 
 
 def _is_array(x) -> bool:
@@ -97,13 +94,6 @@ def _is_array(x) -> bool:
 def _empty_jaxpr(ids) -> dict:
     return {"id": ids.jaxpr(), "text": "", "constvars": [], "invars": [], "outvars": [],
             "eqns": [], "effects": []}
-
-
-def _is_differentiable_program(closed: ClosedJaxpr) -> bool:
-    avals = closed.in_avals + closed.out_avals
-    return any(dtypes.is_inexact(a.dtype) for a in closed.in_avals) and all(
-        dtypes.is_float(a.dtype) or dtypes.is_complex(a.dtype) for a in closed.out_avals
-    ) and bool(avals)
 
 
 # ----------------------------------------------------------------------------------------
@@ -284,31 +274,3 @@ def _compile_stages(primal: ClosedJaxpr, name: str) -> list:
             _stage("hlo", "Optimized HLO (after XLA passes)", None, hlo, "hlo"),
             _stage("cost_analysis", "XLA cost analysis", None,
                    json.dumps(ca, indent=1, sort_keys=True), "json", cost)]
-
-
-# ----------------------------------------------------------------------------------------
-# Timeline
-# ----------------------------------------------------------------------------------------
-
-
-def _timeline(primal: ClosedJaxpr, card: dict, ids: IdMaker) -> list:
-    jaxpr = primal.jaxpr
-    steps = [{"index": 0, "phase": "forward", "eqn_id": None,
-              "var_ids": [ids.var(v) for v in [*jaxpr.constvars, *jaxpr.invars]],
-              "label": "inputs"}]
-    for eqn in jaxpr.eqns:
-        steps.append({"index": len(steps), "phase": "forward", "eqn_id": ids.eqn(eqn),
-                      "var_ids": [ids.var(v) for v in eqn.outvars
-                                  if type(v) is not core.DropVar],
-                      "label": f"{eqn.primitive.name}"})
-    cts = card["cotangents"]
-    if not cts:
-        return steps
-    outs = [ids.var(v) for v in jaxpr.outvars if type(v) is core.Var and ids.var(v) in cts]
-    steps.append({"index": len(steps), "phase": "backward", "eqn_id": None,
-                  "var_ids": outs, "label": "output cotangent = 1"})
-    for eqn in reversed(jaxpr.eqns):
-        ins = [ids.var(a) for a in eqn.invars if type(a) is core.Var and ids.var(a) in cts]
-        steps.append({"index": len(steps), "phase": "backward", "eqn_id": ids.eqn(eqn),
-                      "var_ids": ins, "label": f"transpose {eqn.primitive.name}"})
-    return steps

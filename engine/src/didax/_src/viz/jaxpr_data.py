@@ -17,7 +17,12 @@ from didax._src.core import ClosedJaxpr, Jaxpr, Literal, PpContext, PpSettings
 
 
 class IdMaker:
-    """Card-wide ids for variables and equations."""
+    """Card-wide ids for variables and equations.
+
+    A sub-jaxpr object can be shared by several equations (a jitted function called twice
+    has one cached body): its variables and equations get ids per occurrence, keyed by
+    `scope`, the id of the innermost enclosing equation ("" at the top level of a program).
+    """
 
     def __init__(self):
         self._vars: dict[int, str] = {}
@@ -27,16 +32,16 @@ class IdMaker:
         self._ec = itertools.count()
         self._jc = itertools.count()
 
-    def var(self, v) -> str:
-        k = id(v)
+    def var(self, v, scope: str = "") -> str:
+        k = (scope, id(v)) if scope else id(v)
         out = self._vars.get(k)
         if out is None:
             out = self._vars[k] = f"v{next(self._vc)}"
             self._keep.append(v)
         return out
 
-    def eqn(self, e) -> str:
-        k = id(e)
+    def eqn(self, e, scope: str = "") -> str:
+        k = (scope, id(e)) if scope else id(e)
         out = self._eqns.get(k)
         if out is None:
             out = self._eqns[k] = f"e{next(self._ec)}"
@@ -75,6 +80,7 @@ class JaxprRenderer:
     def __init__(self, ids: IdMaker, tag_ids: dict | None = None):
         self.ids = ids
         self.tag_ids = tag_ids or {}
+        self.scope = ""  # the enclosing equation's id while rendering a sub-jaxpr
 
     def render(self, jaxpr: Jaxpr | ClosedJaxpr) -> dict:
         if isinstance(jaxpr, ClosedJaxpr):
@@ -100,7 +106,7 @@ class JaxprRenderer:
         }
 
     def _var(self, v, context: PpContext) -> dict:
-        return {"id": self.ids.var(v), "name": context.name(v), "aval": aval_data(v.aval)}
+        return {"id": self.ids.var(v, self.scope), "name": context.name(v), "aval": aval_data(v.aval)}
 
     def _atom(self, a, context: PpContext) -> dict:
         if type(a) is Literal:
@@ -117,11 +123,12 @@ class JaxprRenderer:
             if nested:
                 for i, j in enumerate(nested):
                     name = k if len(nested) == 1 else f"{k}[{i}]"
-                    subs.append({"param": name, "jaxpr": self._sub(j, text, context, span_of)})
+                    subs.append({"param": name,
+                                 "jaxpr": self._sub(j, e, text, context, span_of)})
             else:
                 params[k] = core._param_str(v)
         return {
-            "id": self.ids.eqn(e),
+            "id": self.ids.eqn(e, self.scope),
             "primitive": e.primitive.name,
             "params": params,
             "invars": [self._atom(a, context) for a in e.invars],
@@ -132,11 +139,16 @@ class JaxprRenderer:
             "primal_eqn": self.tag_ids.get(e.tag) if e.tag is not None else None,
         }
 
-    def _sub(self, jaxpr: Jaxpr, text, context, span_of) -> dict:
+    def _sub(self, jaxpr: Jaxpr, eqn, text, context, span_of) -> dict:
         # Sub-jaxprs are printed inline in the root text; their own `text` is the slice of
         # the root text they occupy, so spans stay consistent with what is shown.
         lo, hi = span_of.get(id(jaxpr), (0, 0))
-        return self._data(jaxpr, text[lo:hi], context, span_of, lo)
+        outer = self.scope
+        self.scope = self.ids.eqn(eqn, outer)
+        try:
+            return self._data(jaxpr, text[lo:hi], context, span_of, lo)
+        finally:
+            self.scope = outer
 
 
 def _nested_jaxprs(v) -> list[Jaxpr]:
