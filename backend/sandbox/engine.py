@@ -12,6 +12,7 @@ Imports: the standard library; `didax` and `jaxlib` at run time.
 from __future__ import annotations
 
 import contextlib
+import inspect
 import sys
 import time
 from typing import Any
@@ -51,6 +52,11 @@ class CardSink:
                 }
             )
         self.count += 1
+
+    def update(self, card_id: str, call_count: int) -> None:
+        """`on_card_update` callback: a card already sent was called again (same types)."""
+        event = {"type": "card_update", "run_id": self.run_id, "card_id": str(card_id)}
+        self.channel.send(dict(event, call_count=int(call_count)))
 
 
 class Engine:
@@ -132,6 +138,15 @@ class Engine:
         sink.max_cards = int(settings.get("max_cards", 32))
         if self.viz is None:
             return contextlib.nullcontext()
+        options: dict[str, Any] = {}
+        accepted = inspect.signature(self.viz.capture).parameters
+        if "on_card_update" in accepted:
+            options["on_card_update"] = sink.update
+        if "loop_iterations" in accepted:
+            options["loop_iterations"] = int(settings.get("loop_iterations", 64))
         return self.viz.capture(
-            compile=bool(settings.get("compile", True)), max_cards=sink.max_cards, on_card=sink
+            compile=bool(settings.get("compile", True)),
+            max_cards=sink.max_cards,
+            on_card=sink,
+            **options,
         )

@@ -137,12 +137,16 @@ def test_no_cards_for_nested_or_internal_calls():
         dnp.take(dnp.ones(3), dnp.array([0]))
         inner(2.0)
 
-    assert [c["kind"] for c in capture(run)] == ["jit", "vmap", "grad", "jit"]
+    cards = capture(run)
+    # a jit / vmap that differentiates inside is the card of that differentiation
+    assert [c["kind"] for c in cards] == ["grad", "grad", "grad", "jit"]
+    assert [c["transforms"] for c in cards] == [["jit", "grad"], ["vmap", "grad"], ["grad"],
+                                                ["jit"]]
 
 
 def test_max_cards_and_on_card_callback():
     seen = []
-    cards = capture(lambda: [didax.jit(dnp.sin)(float(i)) for i in range(5)], max_cards=3,
+    cards = capture(lambda: [didax.jit(dnp.sin)(dnp.ones(i)) for i in range(5)], max_cards=3,
                     on_card=seen.append)
     assert len(cards) == 3 and seen == cards
     assert [c["index"] for c in cards] == [0, 1, 2]

@@ -79,6 +79,8 @@ def _recorded_direct(kind: str):
                 return impl(fun, *args, **kwargs)
             primals = tuple(args[0]) if kind == "jvp" else args
             t_kwargs = {"has_aux": bool(kwargs.get("has_aux", False))}
+            if kind == "jvp" and len(args) > 1:
+                t_kwargs["tangents"] = tuple(args[1])  # the card shows these tangents
             return call_hooks[-1](kind, fun, lambda *_a, **_k: impl(fun, *args, **kwargs),
                                   primals, {}, (), t_kwargs)
         return call

@@ -113,6 +113,12 @@ export class Session {
         this.cards = [...this.cards, m.card];
         this.onCard(m.card);
         break;
+      case 'card_update':
+        // The same function was called again with the same argument types: one card, counted.
+        this.cards = this.cards.map((c) =>
+          c.card_id === m.card_id ? { ...c, call_count: m.call_count } : c,
+        );
+        break;
       case 'run_reply':
         this.reply = m;
         this.elapsedMs = m.duration_ms;

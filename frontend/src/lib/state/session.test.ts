@@ -72,6 +72,20 @@ describe('Session', () => {
     expect(s.running).toBe(false);
   });
 
+  it('applies a card_update to the card it names (a repeated call is counted, not added)', () => {
+    const { s } = setup();
+    s.run();
+    const id = s.runId!;
+    const card = syntheticCard({ eqns: 2 });
+    s.handle(env(id, { type: 'trace_card', run_id: id, card }));
+    s.handle(env(id, { type: 'card_update', run_id: id, card_id: card.card_id, call_count: 5 }));
+    s.handle(
+      env('c-old', { type: 'card_update', run_id: 'c-old', card_id: card.card_id, call_count: 9 }),
+    );
+    expect(s.cards).toHaveLength(1);
+    expect(s.cards[0].call_count).toBe(5);
+  });
+
   it('maps a timeout reply to the timeout state and keeps the error', () => {
     const { s } = setup();
     s.run();

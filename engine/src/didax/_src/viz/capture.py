@@ -1,10 +1,15 @@
 """`capture()`: records a trace card for every top-level transformation call of the code
 run inside it (grad, value_and_grad, vjp, jvp, linearize, vmap, jitted calls, make_jaxpr,
 jacfwd, jacrev, hessian) and `show(f, *args)` for an explicit one. The user's own call runs
-unchanged; the card is built afterwards by re-tracing (a failure to record is reported on
-the card, never raised into the user's program).
+unchanged; the card is built afterwards by re-tracing, with the user's prints and callbacks
+muted (a failure to record is reported on the card, never raised into the user's program).
 
-May import api, pjit, source_info, viz.cards.
+A repeated call of one function with the same argument types (avals with weak types,
+static arguments, the same transformation parameters) makes no new card: the first card's
+`call_count` grows and `on_card_update(card_id, call_count)` is called. A jit or vmap call
+that differentiates inside becomes the card of that differentiation (viz/compose.py).
+
+May import api, pjit, source_info, tree_util, viz.cards/compose.
 """
 
 from __future__ import annotations
@@ -15,22 +20,34 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from didax._src import api, core, source_info
+from didax._src.tree_util import tree_flatten
+from didax._src.viz import compose
 from didax._src.viz.cards import CardInputs, build_card
 
 
 class Recorder:
-    """The active capture: a card counter, a nesting depth, and where cards go."""
+    """The active capture: a card counter, a nesting depth, the cards made so far by call
+    signature, and where cards and call-count updates go."""
 
-    def __init__(self, on_card: Callable[[dict], None], max_cards: int, compile_stages: bool):
-        self.on_card = on_card
+    def __init__(self, on_card: Callable[[dict], None], max_cards: int, compile_stages: bool,
+                 on_update: Callable[[str, int], None] | None = None):
+        self.on_card, self.on_update = on_card, on_update
         self.max_cards = max_cards
         self.compile_stages = compile_stages
         self.count = 0
         self.depth = 0
+        self.made: dict[tuple, dict] = {}  # call signature -> its card
+        self.keep: list[Any] = []          # keeps the functions of signatures alive
+        self.nested: set[str] = set()      # kinds called inside the current top-level call
 
     def __call__(self, kind, fun, wrapped, args, kwargs, t_args, t_kwargs, static=()):
         """The api.call_hooks entry: run the call; if it is top-level, record a card."""
         top = self.depth == 0 and core.trace_ctx.trace is core.eval_trace
+        if not top:
+            self.nested.add(kind)
+            return wrapped(*args, **kwargs)
+        key = self._signature(kind, fun, args, kwargs, t_args, t_kwargs, static)
+        self.nested = set()
         self.depth += 1
         try:
             result = wrapped(*args, **kwargs)
@@ -38,23 +55,42 @@ class Recorder:
             # The user's call failed (e.g. the function does not trace): its card says so,
             # and the exception goes on to the user's program exactly as without capture.
             self.depth -= 1
-            if top and self.count < self.max_cards:
-                self._record(kind, fun, args, kwargs, t_args, t_kwargs, None, static, e)
+            if not self._again(key) and self.count < self.max_cards:
+                self._record(kind, fun, args, kwargs, t_args, t_kwargs, None, static, e, key)
             raise
         self.depth -= 1
-        if top and self.count < self.max_cards:
-            self._record(kind, fun, args, kwargs, t_args, t_kwargs, result, static)
+        if not self._again(key) and self.count < self.max_cards:
+            self._record(kind, fun, args, kwargs, t_args, t_kwargs, result, static, None, key)
         return result
 
+    def _signature(self, kind, fun, args, kwargs, t_args, t_kwargs, static) -> tuple | None:
+        try:
+            key = call_signature(kind, fun, args, kwargs, t_args, t_kwargs, static)
+            hash(key)
+        except Exception:  # noqa: BLE001 - an unhashable call is simply never merged
+            return None
+        self.keep.append(fun)
+        return key
+
+    def _again(self, key) -> bool:
+        """A call like one already recorded: bump that card's call count."""
+        card = self.made.get(key) if key is not None else None
+        if card is None:
+            return False
+        card["call_count"] = card.get("call_count", 1) + 1
+        if self.on_update is not None:
+            self.on_update(card["card_id"], card["call_count"])
+        return True
+
     def _record(self, kind, fun, args, kwargs, t_args, t_kwargs, result, static,
-                user_error: Exception | None = None) -> None:
-        call_site = _call_site()
-        inp = CardInputs(kind, fun, args, kwargs, t_args, t_kwargs, result, call_site,
+                user_error: Exception | None, key) -> None:
+        inp = CardInputs(kind, fun, args, kwargs, t_args, t_kwargs, result, _call_site(),
                          self.count, self.compile_stages, static)
         self.count += 1
         self.depth += 1
         try:
-            card = build_card(inp)
+            with compose.muted():
+                card = self._build(inp, user_error)
         except Exception as e:  # noqa: BLE001 - recording never breaks the user's program
             card = _failed_card(inp, e)
         finally:
@@ -64,7 +100,59 @@ class Recorder:
             card["error"] = f"{type(user_error).__name__}: {user_error}"
             card["stages"], card["cotangents"], card["outputs"] = [], {}, []
             card["timeline"] = [st for st in card["timeline"] if st["phase"] == "forward"]
+        card.setdefault("call_count", 1)
+        card.setdefault("transforms", [] if kind == "show" else [kind])
+        if key is not None:
+            self.made[key] = card
         self.on_card(card)
+
+    def _build(self, inp: CardInputs, user_error) -> dict:
+        """The card; a jit/vmap call that differentiates inside (seen during the user's
+        call, or while the recorder re-traces it) is the card of that differentiation."""
+        seen = set(self.nested)
+        if user_error is None:
+            card = compose.composed_card(inp, seen)
+            if card is not None:
+                return card
+        self.nested = set()
+        card = build_card(inp)
+        if user_error is None and not seen & compose.DIFF_KINDS and \
+                self.nested & compose.DIFF_KINDS:
+            return compose.composed_card(inp, self.nested) or card
+        return card
+
+
+def call_signature(kind, fun, args, kwargs, t_args, t_kwargs, static) -> tuple:
+    """What makes two calls the same card: the transformation, the function, the argument
+    types (tree structure and avals incl. weak types), static arguments and the
+    transformation's own parameters."""
+    leaves, tree = tree_flatten((args, kwargs))
+    sig = tuple(_leaf_signature(x) for x in leaves)
+    static_vals = tuple(_leaf_signature(args[i], by_value=True) for i in static
+                        if -len(args) <= i < len(args))
+    t_leaves, t_tree = tree_flatten((t_args, t_kwargs))
+    return (kind, _fun_key(fun), str(tree), sig, static_vals, str(t_tree),
+            tuple(_leaf_signature(x) for x in t_leaves))
+
+
+def _leaf_signature(x, by_value: bool = False):
+    if not by_value and (hasattr(x, "shape") and hasattr(x, "dtype")
+                         or type(x) in (bool, int, float, complex)):
+        a = core.get_aval(x)
+        return ("aval", tuple(a.shape), str(a.dtype), bool(getattr(a, "weak_type", False)))
+    try:
+        hash(x)
+        return ("value", type(x).__name__, x)
+    except TypeError:
+        return ("repr", repr(x))
+
+
+def _fun_key(fun):
+    code = getattr(fun, "__code__", None)
+    if code is None:
+        return ("obj", id(fun))
+    cells = tuple(id(c) for c in (getattr(fun, "__closure__", None) or ()))
+    return ("code", code, cells)
 
 
 def _failed_card(inp: CardInputs, e: Exception) -> dict:
@@ -95,9 +183,12 @@ _active: list[Recorder] = []
 
 @contextlib.contextmanager
 def capture(compile: bool = True, max_cards: int = 32,
-            on_card: Callable[[dict], None] | None = None) -> Iterator[list[dict]]:
+            on_card: Callable[[dict], None] | None = None,
+            on_card_update: Callable[[str, int], None] | None = None
+            ) -> Iterator[list[dict]]:
     """Records trace cards while active; yields the list of cards (also passed to on_card
-    as each completes, in program order)."""
+    as each completes, in program order). on_card_update(card_id, call_count) is called
+    when a call repeats one already recorded (the card in the list is updated too)."""
     cards: list[dict] = []
 
     def sink(card: dict) -> None:
@@ -105,7 +196,7 @@ def capture(compile: bool = True, max_cards: int = 32,
         if on_card is not None:
             on_card(card)
 
-    rec = Recorder(sink, max_cards, compile)
+    rec = Recorder(sink, max_cards, compile, on_card_update)
     api.call_hooks.append(rec)
     _active.append(rec)
     try:
