@@ -109,6 +109,12 @@ def _input_tangents(fi: FlowInputs, walk: Walk) -> list:
     first = next((i for i, z in enumerate(zeros) if z is not None and z.size), None)
     if first is not None:
         zeros[first].reshape(-1)[0] = 1
-    _selection(walk, "Tangents shown along e0, the first basis vector of the inputs: "
-                     "column 0 of the Jacobian.")
+    if fi.kind == "hessian":
+        _selection(walk, "hessian = jacfwd(jacrev(f)): the forward half's tangents are along "
+                         "e0, the first basis vector of the inputs (column 0 of the Hessian "
+                         "differentiates the backward pass along it); the backward pass is "
+                         "grad(f) at the point.")
+    else:
+        _selection(walk, "Tangents shown along e0, the first basis vector of the inputs: "
+                         "column 0 of the Jacobian.")
     return zeros

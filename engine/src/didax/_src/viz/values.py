@@ -49,13 +49,14 @@ def summarize(value) -> dict:
         arr = np.zeros((0,))
     dtype = arr.dtype
     flat = arr.reshape(-1)
+    opaque = dtype == dtypes.float0 or dtype.kind == "V" and dtype.name != "bfloat16"
     out = {"shape": [int(d) for d in arr.shape], "dtype": _dtype_name(dtype),
            "min": None, "max": None, "mean": None, "norm": None, "nan_count": 0,
-           "inf_count": 0, "preview": [_preview_item(x) for x in flat[:PREVIEW]],
-           "truncated": bool(flat.size > PREVIEW)}
-    out["heatmap"] = heatmap(arr) if arr.ndim and dtype != dtypes.float0 else None
-    if flat.size == 0 or dtype == dtypes.float0 or dtype.kind == "V" and \
-            dtype.name != "bfloat16":
+           "inf_count": 0,
+           "preview": [] if opaque else [_preview_item(x) for x in flat[:PREVIEW]],
+           "truncated": bool(flat.size > PREVIEW) and not opaque}
+    out["heatmap"] = heatmap(arr) if arr.ndim and not opaque else None
+    if flat.size == 0 or opaque:  # (float0 tangents have no elements to show)
         return out
     numeric = flat.astype(np.complex128 if dtype.kind == "c" else np.float64)
     if dtype.kind in "fcV":
