@@ -406,6 +406,18 @@ rec("dot_preferred_f32", ("dot_general",), _dot((((1,), (0,)), ((), ())), np.flo
     (bfloat16, f16), shapes=[((2, 3), (3, 4))])
 rec("dot", ("dot_general",), lambda jnp, lax: lambda x, y: lax.dot(x, y), (f32,),
     shapes=[((2, 3), (3,)), ((3,), (3, 2))])
+# (many more configurations in test_convolution.py)
+rec("conv_general_dilated", ("conv_general_dilated",),
+    lambda jnp, lax: lambda x, w: lax.conv_general_dilated(
+        x, w, (2, 1), ((1, 0), (0, 1)), rhs_dilation=(1, 2), feature_group_count=2),
+    (f32, f64, c64), shapes=[((2, 4, 5, 4), (4, 2, 2, 2))])
+# (many more configurations in test_windowed_reductions.py)
+for _name, _op, _init in [("sum", "add", 0.0), ("max", "max", -np.inf),
+                          ("min", "min", np.inf)]:
+    rec(f"reduce_window_{_name}", (f"reduce_window_{_name}",),
+        lambda jnp, lax, _op=_op, _init=_init: lambda x: lax.reduce_window(
+            x, _init, getattr(lax, _op), (2, 1), (1, 2), "SAME"), (f32, f64),
+        shapes=[((4, 5),)])
 
 
 
@@ -586,6 +598,10 @@ def test_op(record):
 # First-order lax primitives with no JAX-visible entry point of their own, and where they
 # are tested instead.
 TESTED_ELSEWHERE = {
+    "select_and_gather_add": "the JVP of reduce_window_max/min: reached through derivatives "
+                             "of max pooling (test_windowed_reductions.py)",
+    "select_and_scatter_add": "the transpose of select_and_gather_add: reached through "
+                              "gradients of max pooling (test_windowed_reductions.py)",
     "empty2": "the uninitialized filler of cond's residuals: only reachable through "
               "partial evaluation of lax.cond (control-flow tests)",
 }

@@ -42,6 +42,17 @@ from didax._src.lax.control_flow import (
 from didax._src.lax.control_flow import (
     while_p as while_p,
 )
+from didax._src.lax.convolution import ConvDimensionNumbers as ConvDimensionNumbers
+from didax._src.lax.convolution import conv as conv
+from didax._src.lax.convolution import conv_dimension_numbers as conv_dimension_numbers
+from didax._src.lax.convolution import conv_general_dilated as conv_general_dilated
+from didax._src.lax.convolution import conv_general_dilated_p as conv_general_dilated_p
+from didax._src.lax.convolution import conv_general_permutations as conv_general_permutations
+from didax._src.lax.convolution import conv_general_shape_tuple as conv_general_shape_tuple
+from didax._src.lax.convolution import conv_shape_tuple as conv_shape_tuple
+from didax._src.lax.convolution import conv_transpose as conv_transpose
+from didax._src.lax.convolution import conv_transpose_shape_tuple as conv_transpose_shape_tuple
+from didax._src.lax.convolution import conv_with_general_padding as conv_with_general_padding
 from didax._src.lax.fft import FftType as FftType
 from didax._src.lax.fft import fft as fft
 from didax._src.lax.fft import fft_p as fft_p
@@ -553,3 +564,14 @@ from didax._src.lax.topk import broadcast_shapes as broadcast_shapes
 from didax._src.lax.topk import collapse as collapse
 from didax._src.lax.topk import top_k as top_k
 from didax._src.lax.topk import top_k_p as top_k_p
+from didax._src.lax.windowed_reductions import reduce_window as reduce_window
+from didax._src.lax.windowed_reductions import reduce_window_max_p as reduce_window_max_p
+from didax._src.lax.windowed_reductions import reduce_window_min_p as reduce_window_min_p
+from didax._src.lax.windowed_reductions import reduce_window_p as reduce_window_p
+from didax._src.lax.windowed_reductions import (
+    reduce_window_shape_tuple as reduce_window_shape_tuple,
+)
+from didax._src.lax.windowed_reductions import reduce_window_sum_p as reduce_window_sum_p
+from didax._src.lax.windowed_reductions import select_and_gather_add_p as select_and_gather_add_p
+from didax._src.lax.windowed_reductions import select_and_scatter_add_p as select_and_scatter_add_p
+from didax._src.lax.windowing import padtype_to_pads as padtype_to_pads

@@ -392,6 +392,12 @@ def linearize_flat(fun: Callable, primals: Sequence[Any]):
     primals_out, tangents_out, out_zeros = [], [], []
     for o in outs:
         p, t = jvp_trace.to_primal_tangent(o)
+        if isinstance(p, Tracer) and p._trace is pe_trace:
+            # a JVP rule mixed primals into a staged (tangent) computation
+            raise ValueError(
+                "Linearization failed to produce known values for all output primals. This "
+                "is typically caused by attempting to differentiate a function uses an "
+                "operation that does not support reverse-mode autodiff.")
         primals_out.append(p)
         out_zeros.append(type(t) is Zero)
         tangents_out.append(t.aval if type(t) is Zero else pe_trace.instantiate(t))

@@ -5,11 +5,12 @@ the table of the interpreter that owns it. A rule may instead be an explicit, do
 fails on any silent one.
 
 Also the standard shape/dtype rules of elementwise ops (JAX's `naryop`/`unop` semantics and
-error messages). May import core, dtypes, array and the interpreters.
+error messages). May import core, dtypes, array, the interpreters and lax.dispatch.
 """
 
 from __future__ import annotations
 
+import functools
 import sys
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -21,6 +22,7 @@ from didax._src.array import Array, to_numpy
 from didax._src.core import Primitive, ShapedArray, get_aval
 from didax._src.interpreters import ad, batching, lowering
 from didax._src.interpreters import partial_eval as pe
+from didax._src.lax import dispatch
 
 TABLES = ("impl", "abstract_eval", "jvp", "transpose", "batch", "lower")
 
@@ -52,6 +54,7 @@ ZERO_JVP = object()  # output is piecewise constant: its derivative is a symboli
 VECTORIZED = object()  # elementwise unary: batch dims pass through
 BROADCASTING = object()  # elementwise n-ary: batch dims broadcast
 SELF_IMPL = object()  # eager evaluation by evaluating the primitive's jaxpr expansion
+COMPILED = object()  # eager evaluation by compiling the primitive alone (lax.dispatch)
 
 
 def def_primitive(name: str, *, abstract_eval: Callable, impl: Callable | _Gap | None,
@@ -64,7 +67,8 @@ def def_primitive(name: str, *, abstract_eval: Callable, impl: Callable | _Gap |
     """Declares primitive `name` with every rule.
 
     impl(*numpy_values, **params) -> numpy value(s) runs eagerly (wrapped so arguments are
-    converted and results become Arrays of the abstract-evaluated type); `eager_impl`
+    converted and results become Arrays of the abstract-evaluated type); `impl=COMPILED`
+    runs the primitive eagerly as its own XLA executable, exactly as jit would; `eager_impl`
     instead receives the raw arguments (for higher-order primitives). `linear`: "joint"
     when the primitive is linear in its differentiable arguments together ("each": in each
     separately), so its transpose rule is also its VJP (the eager tape uses it).
@@ -76,6 +80,8 @@ def def_primitive(name: str, *, abstract_eval: Callable, impl: Callable | _Gap |
     gaps: dict[str, str] = {}
     if eager_impl is not None:
         prim.impl = eager_impl
+    elif impl is COMPILED:
+        prim.impl = functools.partial(dispatch.apply_primitive, prim)
     elif isinstance(impl, _Gap):
         gaps["impl"] = impl.reason
         prim.impl = _raise_impl(name, impl.reason)
@@ -438,5 +444,5 @@ def eval_params_key(params: dict) -> Any:
     return tuple(sorted(params.items()))
 
 
-__all__ = ["def_primitive", "unsupported", "NONLINEAR", "ZERO_JVP", "VECTORIZED",
+__all__ = ["def_primitive", "unsupported", "NONLINEAR", "ZERO_JVP", "VECTORIZED", "COMPILED",
            "BROADCASTING", "declared_gaps", "all_primitives", "pe"]

@@ -518,7 +518,7 @@ def _resize(a, new_shape):
 # ----------------------------------------------------------------------------------------
 
 
-@jit_like_jax("flip", static_argnames=("axis",))
+@jit_like_jax("_flip", static_argnames=("axis",))
 def _flip(m, axis=None):
     m = ensure_arraylike("flip", m)
     nd = np.ndim(m)

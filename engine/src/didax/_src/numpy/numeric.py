@@ -1,5 +1,5 @@
 """Numerical helpers of didax.numpy: diff, ediff1d, gradient, trapezoid, interp, unwrap,
-1-D convolve/correlate (a gather of sliding windows contracted by one dot_general), vander,
+1-D convolve/correlate (one lax.conv_general_dilated, as in JAX), vander,
 trim_zeros, and the window functions bartlett/blackman/hamming/hanning/kaiser.
 
 May import core, dtypes, array, didax.lax and the numpy implementation modules below
@@ -14,13 +14,13 @@ import operator
 import numpy as np
 
 from didax._src import core, dtypes
-from didax._src.lax import lax, shapes
+from didax._src.lax import convolution, lax, shapes
 from didax._src.lax import reductions as lred
 from didax._src.numpy import reductions as red
 from didax._src.numpy import ufuncs, ufuncs_math
 from didax._src.numpy.array_creation import arange, asarray
 from didax._src.numpy.indexing_ops import take
-from didax._src.numpy.manipulation import concatenate, moveaxis, ravel, reshape
+from didax._src.numpy.manipulation import concatenate, flip, moveaxis, ravel, reshape
 from didax._src.numpy.util import (
     broadcast_to,
     canonicalize_axis,
@@ -268,39 +268,36 @@ def unwrap(p, discont=None, axis=-1, period=2 * np.pi):
 # ----------------------------------------------------------------------------------------
 
 
+@jit_like_jax("_conv", static_argnames=("mode", "op", "precision", "preferred_element_type"))
 def _conv(x, y, mode, op, precision, preferred_element_type):
+    """1-D convolution/correlation as one `conv_general_dilated` (JAX's formulation): the
+    longer operand slides, the kernel is flipped (convolve) or conjugated (correlate)."""
     if np.ndim(x) != 1 or np.ndim(y) != 1:
         raise ValueError(f"{op}() only support 1-dimensional inputs.")
     if preferred_element_type is None:
         x, y = promote_dtypes_inexact(x, y)
-        pet = dtype_of(x)
     else:
         x, y = promote_dtypes(x, y)
-        pet = dtypes.check_and_canonicalize_user_dtype(preferred_element_type, op)
     if not np.size(x) or not np.size(y):
         raise ValueError(f"{op}: inputs cannot be empty, got shapes {np.shape(x)} and "
                          f"{np.shape(y)}.")
-    flip_out = False
+    reverse_out = False
     if op == "correlate":
         y = ufuncs_math.conj(y)
         if np.shape(x)[0] < np.shape(y)[0]:
-            x, y, flip_out = y, x, True
+            x, y, reverse_out = y, x, True
     else:
         if np.shape(x)[0] < np.shape(y)[0]:
             x, y = y, x
-        y = shapes.rev(y, (0,))
+        y = flip(y)
     m = np.shape(y)[0]
     pads = {"valid": (0, 0), "same": (m // 2, m - m // 2 - 1), "full": (m - 1, m - 1)}
     if mode not in pads:
         raise ValueError("mode must be one of ['full', 'same', 'valid']")
-    lo, hi = pads[mode]
-    xp = shapes.pad(x, core.typed_scalar(0, dtype_of(x)), ((lo, hi, 0),))
-    n_out = np.shape(xp)[0] - m + 1
-    idx = (np.arange(n_out)[:, None] + np.arange(m)[None, :]).astype(np.int32)
-    windows = take(xp, idx, mode="promise_in_bounds")
-    out = lred.dot_general(windows, y, (((1,), (0,)), ((), ())), precision=precision,
-                           preferred_element_type=pet)
-    return shapes.rev(out, (0,)) if flip_out else out
+    out = convolution.conv_general_dilated(
+        x[None, None, :], y[None, None, :], (1,), [pads[mode]], precision=precision,
+        preferred_element_type=preferred_element_type)
+    return out[0, 0, ::-1] if reverse_out else out[0, 0, :]
 
 
 @jit_like_jax("convolve", static_argnames=('mode', 'precision', 'preferred_element_type'))
