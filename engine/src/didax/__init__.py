@@ -5,6 +5,7 @@ from didax import core as core
 from didax import debug as debug
 from didax import dtypes as dtypes
 from didax import errors as errors
+from didax import example_libraries as example_libraries
 from didax import experimental as experimental
 from didax import export as export
 from didax import flatten_util as flatten_util

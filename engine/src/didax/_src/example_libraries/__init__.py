@@ -1,0 +1,1 @@
+"""Implementation of `jax.example_libraries` (stax, optimizers)."""
