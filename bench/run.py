@@ -130,6 +130,14 @@ def run_frontend_perf() -> None:
         print(perf.read_text())
 
 
+def run_cnn(quick: bool) -> None:
+    cmd = [sys.executable, str(REPO / "bench" / "cnn_step.py")]
+    if quick:
+        cmd += ["--rounds", "2", "--target-s", "0.2"]
+    print("$", " ".join(cmd), flush=True)
+    subprocess.run(cmd, cwd=REPO, check=False)
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--shared", default=str(REPO.parent / "shared"))
@@ -149,6 +157,9 @@ def main(argv=None) -> int:
     if "frontend" not in skip:
         print("\n## Frontend performance (headless Chromium)\n")
         run_frontend_perf()
+    if "cnn" not in skip:
+        print("\n## Small CNN training step (didax, JAX, PyTorch)\n")
+        run_cnn(opts.quick)
     return 0
 
 

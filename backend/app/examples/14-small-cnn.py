@@ -40,5 +40,5 @@ for i in range(6):
     opt_state, value = step(i, opt_state, images, labels)
     print(f"step {i}: loss {float(value):.4f}")
 
-predictions = jnp.argmax(apply_fun(get_params(opt_state), images), axis=1)
+predictions = jnp.argmax(jax.jit(apply_fun)(get_params(opt_state), images), axis=1)
 print("accuracy:", float(jnp.mean(predictions == labels)))
