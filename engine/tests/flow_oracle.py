@@ -156,6 +156,9 @@ def check_backward(card, ref, seeds, inputs_grad):
     for vid, s in card["cotangents"].items():
         close(s, cts[vid], f"cotangent of {vid}")
     received = defaultdict(list)
+    per_eqn = defaultdict(list)
+    for step in backward_steps(card):
+        per_eqn[step["eqn_id"]].append(step)
     for step in backward_steps(card):
         assert step["var_ids"] == list(dict.fromkeys(c["var_id"] for c in
                                                      step["contributions"]))
@@ -164,7 +167,11 @@ def check_backward(card, ref, seeds, inputs_grad):
             assert c["from_eqn"] == step["eqn_id"]
             received[c["var_id"]].append(c)
             by_var[c["var_id"]].append(c["value"])
-        _check_against_eqn(step, by_var, ref, cts)
+        if len(per_eqn[step["eqn_id"]]) == 1:
+            _check_against_eqn(step, by_var, ref, cts)
+    for eid, steps in per_eqn.items():
+        if len(steps) > 1 and eid in ref.eqns and ref.eqns[eid][0].primitive.name == "scan":
+            _check_loop_sums(eid, steps, ref, cts)
     for vid, cs in received.items():
         assert [c["k"] for c in cs] == list(range(1, len(cs) + 1)), vid
         assert {c["of"] for c in cs} == {len(cs)}, vid
@@ -191,6 +198,27 @@ def _check_against_eqn(step, by_var, ref, cts):
         expect = sorted(want[vid], key=lambda w: float(np.linalg.norm(w)))
         for i, w in zip(order, expect):
             close(got[i], w, f"contribution {eid} -> {vid}")
+
+
+def _check_loop_sums(eid, steps, ref, cts):
+    """A loop's per-iteration contributions to each operand add up to JAX's VJP of the
+    whole loop equation (each iteration's own is checked against a Python loop)."""
+    got = defaultdict(float)
+    for step in steps:
+        for c in step["contributions"]:
+            got[c["var_id"]] = got[c["var_id"]] + _full(c["value"])
+    want = defaultdict(float)
+    for vid, c in ref.contributions(eid, cts):
+        if np.asarray(c).dtype != jax.dtypes.float0:
+            want[vid] = want[vid] + np.asarray(c, np.float64)
+    assert set(got) <= set(want), (eid, set(got), set(want))
+    for vid, total in got.items():
+        np.testing.assert_allclose(total, want[vid], RTOL, ATOL, err_msg=f"{eid}->{vid}")
+
+
+def _full(summary):
+    assert not summary["truncated"], "loop checks use arrays that fit the preview"
+    return np.asarray(summary["preview"], np.float64).reshape(summary["shape"])
 
 
 def check_tangents(card, ref, tangents):

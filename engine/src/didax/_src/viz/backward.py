@@ -48,12 +48,14 @@ class Backward:
         """Seeds the outputs (None: no cotangent), then transposes every equation."""
         sent = [self.send(v, "", s, None) for v, s in zip(outvars, seeds)
                 if s is not None and type(v) is not Literal]
-        self._step(None, [c for c in sent if c], label)
+        self.step(None, [c for c in sent if c], label)
         for unit in reversed(self.walk.tape):
             if isinstance(unit, Pull):
                 self._pull(unit)
-            else:
+            elif isinstance(unit, Boundary):
                 self._boundary(unit)
+            else:
+                unit.transpose(self)  # a loop (loops.py)
 
     def finish(self) -> tuple[list[dict], dict[str, dict]]:
         """(backward steps, {var_id: cotangent summary}); numbers each contribution's
@@ -84,17 +86,22 @@ class Backward:
         self.contributions.append(c)
         return c
 
-    def _step(self, eqn_id: str | None, contributions: list[dict], label: str) -> None:
-        self.steps.append({"phase": "backward", "eqn_id": eqn_id,
-                           "var_ids": list(dict.fromkeys(c["var_id"] for c in contributions)),
-                           "label": label, "contributions": contributions})
+    def step(self, eqn_id: str | None, contributions: list[dict], label: str,
+             iteration: int | None = None) -> None:
+        st = {"phase": "backward", "eqn_id": eqn_id,
+              "var_ids": list(dict.fromkeys(c["var_id"] for c in contributions)),
+              "label": label, "contributions": contributions}
+        if iteration is not None:
+            st["iteration"] = iteration
+        self.steps.append(st)
 
-    def _ct(self, var, scope: str):
+    def ct(self, var, scope: str):
+        """The cotangent accumulated so far at var (None: nothing arrived)."""
         return None if type(var) is core.DropVar else self.acc.get(self.ids.var(var, scope))
 
     def _pull(self, unit: Pull) -> None:
         eqn, scope = unit.eqn, unit.scope
-        cts_out = [self._ct(v, scope) for v in eqn.outvars]
+        cts_out = [self.ct(v, scope) for v in eqn.outvars]
         if all(c is None for c in cts_out):
             return  # nothing flows back through this equation (as JAX skips zeros)
         eid = self.ids.eqn(eqn, scope)
@@ -107,7 +114,7 @@ class Backward:
             extra = _reduction(eqn, i) or {}
             extra["landing"] = _landing(eqn, i, unit)
             sent.append(self.send(atom, scope, ct, eid, **extra))
-        self._step(eid, [c for c in sent if c], f"transpose {eqn.primitive.name}")
+        self.step(eid, [c for c in sent if c], f"transpose {eqn.primitive.name}")
 
     def _boundary(self, unit: Boundary) -> None:
         """Leaving a body backwards: the enclosing outputs' cotangents enter the body's
@@ -115,18 +122,18 @@ class Backward:
         eqn, eid = unit.eqn, self.ids.eqn(unit.eqn, unit.scope)
         offset = len(eqn.invars) - len(unit.jaxpr.invars)  # cond: the index operand
         if unit.kind == "leave":
-            pairs = [(a, unit.inner_scope, self._ct(v, unit.scope))
+            pairs = [(a, unit.inner_scope, self.ct(v, unit.scope))
                      for v, a in zip(eqn.outvars, unit.jaxpr.outvars)]
             label = f"{unit.label}: cotangents enter the body"
         else:
-            pairs = [(a, unit.scope, self._ct(v, unit.inner_scope))
+            pairs = [(a, unit.scope, self.ct(v, unit.inner_scope))
                      for v, a in zip(unit.jaxpr.invars, eqn.invars[offset:])]
             label = f"{unit.label}: cotangents leave the body"
         if all(c is None for _, _, c in pairs):
             return
         sent = [self.send(a, s, c, eid) for a, s, c in pairs
                 if c is not None and type(a) is not Literal]
-        self._step(eid, [c for c in sent if c], label)
+        self.step(eid, [c for c in sent if c], label)
 
 
 # ----------------------------------------------------------------------------------------

@@ -30,8 +30,10 @@ class Recorder:
     signature, and where cards and call-count updates go."""
 
     def __init__(self, on_card: Callable[[dict], None], max_cards: int, compile_stages: bool,
-                 on_update: Callable[[str, int], None] | None = None):
+                 on_update: Callable[[str, int], None] | None = None,
+                 loop_iterations: int = 64):
         self.on_card, self.on_update = on_card, on_update
+        self.loop_iterations = loop_iterations
         self.max_cards = max_cards
         self.compile_stages = compile_stages
         self.count = 0
@@ -86,6 +88,7 @@ class Recorder:
                 user_error: Exception | None, key) -> None:
         inp = CardInputs(kind, fun, args, kwargs, t_args, t_kwargs, result, _call_site(),
                          self.count, self.compile_stages, static)
+        inp.loop_iterations = self.loop_iterations
         self.count += 1
         self.depth += 1
         try:
@@ -184,11 +187,12 @@ _active: list[Recorder] = []
 @contextlib.contextmanager
 def capture(compile: bool = True, max_cards: int = 32,
             on_card: Callable[[dict], None] | None = None,
-            on_card_update: Callable[[str, int], None] | None = None
-            ) -> Iterator[list[dict]]:
+            on_card_update: Callable[[str, int], None] | None = None,
+            loop_iterations: int = 64) -> Iterator[list[dict]]:
     """Records trace cards while active; yields the list of cards (also passed to on_card
     as each completes, in program order). on_card_update(card_id, call_count) is called
-    when a call repeats one already recorded (the card in the list is updated too)."""
+    when a call repeats one already recorded (the card in the list is updated too).
+    loop_iterations: how many iterations of each loop a card records."""
     cards: list[dict] = []
 
     def sink(card: dict) -> None:
@@ -196,7 +200,7 @@ def capture(compile: bool = True, max_cards: int = 32,
         if on_card is not None:
             on_card(card)
 
-    rec = Recorder(sink, max_cards, compile, on_card_update)
+    rec = Recorder(sink, max_cards, compile, on_card_update, loop_iterations)
     api.call_hooks.append(rec)
     _active.append(rec)
     try:

@@ -75,7 +75,8 @@ def _fill_card(card, inp, primal, flat_args, out_tree, ids, tag_ids) -> None:
     io = has_io(primal.jaxpr)
     tangents = inp.t_kwargs.get("tangents") if inp.kind == "jvp" else None
     fi = FlowInputs(inp.kind, primal, flat_args, ids,
-                    None if tangents is None else tree_flatten(tangents)[0])
+                    None if tangents is None else tree_flatten(tangents)[0],
+                    getattr(inp, "loop_iterations", 64))
     record_flow(card, fi, io)
     if card["cotangents"]:
         card["stages"] += _reverse_stages(primal, flat_args, ids, tag_ids)

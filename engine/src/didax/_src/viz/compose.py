@@ -183,6 +183,7 @@ def _chain_card(inp, chain: list[Link]) -> dict:
     inner = chain[-1]
     sub = CardInputs(inner.kind, inner.fun, inner.args, inner.kwargs, inner.t_args,
                      inner.t_kwargs, inp.result, inp.call_site, inp.index, inp.compile_stages)
+    sub.loop_iterations = getattr(inp, "loop_iterations", 64)
     card = build_card(sub)
     card["title"] = title(chain, fun_name)
     card["transforms"] = [link.kind for link in chain]

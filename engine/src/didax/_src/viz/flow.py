@@ -35,9 +35,9 @@ class FlowInputs:
     jvp, the user's flat tangents."""
 
     def __init__(self, kind: str, primal: ClosedJaxpr, args: Sequence, ids,
-                 tangents: Sequence | None = None):
+                 tangents: Sequence | None = None, loop_iterations: int = 64):
         self.kind, self.primal, self.args, self.ids = kind, primal, list(args), ids
-        self.tangents = tangents
+        self.tangents, self.loop_iterations = tangents, loop_iterations
 
 
 def record_flow(card: dict, fi: FlowInputs, io: bool) -> list:
@@ -48,7 +48,7 @@ def record_flow(card: dict, fi: FlowInputs, io: bool) -> list:
     jaxpr = fi.primal.jaxpr
     reverse = fi.kind in REVERSE_KINDS and not io and _differentiable_program(fi.primal)
     forward = fi.kind in FORWARD_KINDS and not io
-    walk = Walk(fi.ids, reverse=reverse, forward=forward)
+    walk = Walk(fi.ids, reverse=reverse, forward=forward, loop_iterations=fi.loop_iterations)
     active = [differentiable(v.aval) for v in jaxpr.invars]
     tangents = _input_tangents(fi, walk) if forward else None
     with callback.muted():

@@ -13,11 +13,11 @@ does to derivatives:
 
 `jit` bodies and the taken branch of `cond` are walked inline: their equations are steps
 of their own, entered and left through the enclosing equation. `scan` / `while` loops are
-walked by `loops.py`. custom_jvp / custom_vjp calls are one equation each, so their
+walked by `loops.py` (its tape units transpose themselves). custom_jvp / custom_vjp calls are one equation each, so their
 pullback and tangents use the user's rules. Variables computed from an io_callback's result
 (which a muted re-evaluation cannot know) get no value and carry no derivative.
 
-May import core, interpreters, viz.values, viz.jaxpr_data.
+May import core, interpreters, viz.values/loops.
 """
 
 from __future__ import annotations
@@ -79,9 +79,13 @@ class Frame:
 class Walk:
     """One replay of a primal program. `reverse` records pullbacks, `forward` tangents."""
 
-    def __init__(self, ids, reverse: bool = False, forward: bool = False):
+    def __init__(self, ids, reverse: bool = False, forward: bool = False,
+                 loop_iterations: int = 64):
+        from didax._src.viz import loops  # noqa: PLC0415
+
         self.ids = ids
         self.reverse, self.forward = reverse, forward
+        self.loop_iterations = max(1, int(loop_iterations))
         self.values: dict[str, dict] = {}
         self.tangents: dict[str, dict] = {}
         self.steps: list[dict] = []       # forward timeline steps (unnumbered)
@@ -90,7 +94,10 @@ class Walk:
         self.loops: list[dict] = []
         self.notices: list[dict] = []
         self.labels: dict[int, str] = {}  # forward step labels set by handlers
-        self.handlers: dict[str, Callable] = {"cond": self._cond}
+        self.handlers: dict[str, Callable] = {
+            "cond": self._cond,
+            "scan": lambda *a: loops.scan(self, *a),
+            "while": lambda *a: loops.while_loop(self, *a)}
         for name in CALLS:
             self.handlers[name] = self._call
 
@@ -158,10 +165,10 @@ class Walk:
     # Equations
     # ------------------------------------------------------------------------------------
 
-    def plain(self, fr: Frame, eqn, invals, act, tans):
+    def plain(self, fr: Frame, eqn, invals, act, tans, pull: bool = True):
         """A primitive evaluated as one step (its pullback / tangents of the whole)."""
         outs, out_tans = apply(eqn, invals, act, tans if self.forward else None)
-        if self.reverse and any(act):
+        if pull and self.reverse and any(act):
             idx = [i for i, a in enumerate(act) if a]
             _, f_vjp = tape.vjp_flat(_binder(eqn, invals, idx), [invals[i] for i in idx])
             self.tape.append(Pull(eqn, fr.scope, idx, f_vjp, invals))

@@ -42,6 +42,33 @@ from didax._src.tree_util import (
 )
 
 # ----------------------------------------------------------------------------------------
+# Which API made a loop
+# ----------------------------------------------------------------------------------------
+
+# fori_loop lowers to scan or while as JAX's does (same jaxpr text); the playground labels
+# the loop as the user wrote it: body Jaxpr of the bound loop -> "fori_loop".
+loop_origin: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+_next_origin: list = [None]
+
+
+def mark_next_loop(origin: str) -> None:
+    """The next scan/while_loop call is made by `origin` (e.g. fori_loop)."""
+    _next_origin[0] = origin
+
+
+def take_loop_origin() -> str | None:
+    """Called first thing by scan/while_loop (before tracing their bodies, so loops inside
+    the body are not marked)."""
+    origin, _next_origin[0] = _next_origin[0], None
+    return origin
+
+
+def note_loop_origin(body: ClosedJaxpr, origin: str | None) -> None:
+    if origin is not None:
+        loop_origin[body.jaxpr] = origin
+
+
+# ----------------------------------------------------------------------------------------
 # Tracing
 # ----------------------------------------------------------------------------------------
 

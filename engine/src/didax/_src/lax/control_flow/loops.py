@@ -44,6 +44,7 @@ from didax._src.util import merge_lists, partition_list, split_list
 
 def while_loop(cond_fun: Callable, body_fun: Callable, init_val):
     """val = init_val; while cond_fun(val): val = body_fun(val); return val."""
+    origin = common.take_loop_origin()
     if not (callable(body_fun) and callable(cond_fun)):
         raise TypeError("lax.while_loop: body_fun and cond_fun arguments should be callable.")
     if config.jax_disable_jit:
@@ -68,7 +69,7 @@ def while_loop(cond_fun: Callable, body_fun: Callable, init_val):
             cond_fun, body_fun, in_tree, avals)
     common.check_carry_type("while_loop body", body_fun, init_tree, avals, out_tree,
                             body_j.out_avals)
-    outs = _bind_while(cond_j, cond_consts, body_j, body_consts, init_flat)
+    outs = _bind_while(cond_j, cond_consts, body_j, body_consts, init_flat, origin)
     return tree_unflatten(init_tree, outs)
 
 
@@ -92,7 +93,7 @@ def _trace_while(cond_fun, body_fun, in_tree, avals):
     return cond_j, cond_consts, body_j, body_consts, body_tree
 
 
-def _bind_while(cond_j, cond_consts, body_j, body_consts, init):
+def _bind_while(cond_j, cond_consts, body_j, body_consts, init, origin=None):
     """Binds while; carries the body merely forwards and the predicate never reads become
     body constants (so a batched predicate does not batch them)."""
     nb, nc = len(body_consts), len(cond_consts)
@@ -107,6 +108,7 @@ def _bind_while(cond_j, cond_consts, body_j, body_consts, init):
         body_j = common.move_binders_to_front(body_j, [False] * nb + move)
         init, new_consts = partition_list(move, init)
         body_consts = [*new_consts, *body_consts]
+    common.note_loop_origin(body_j, origin)
     outs = while_p.bind(*cond_consts, *body_consts, *init, cond_nconsts=nc,
                         cond_jaxpr=cond_j, body_nconsts=len(body_consts), body_jaxpr=body_j)
     return merge_lists(move, outs, new_consts) if any(move) else outs
@@ -156,6 +158,7 @@ def fori_loop(lower, upper, body_fun: Callable, init_val, *, unroll=None):
         def scanned(carry, _):
             i, x = carry
             return (i + 1, body_fun(i, x)), None
+        common.mark_next_loop("fori_loop")
         (_, result), _ = scan(scanned, (lo, init_val), None, length=length,
                               unroll=False if unroll is None else unroll)
         return result
@@ -173,6 +176,7 @@ def fori_loop(lower, upper, body_fun: Callable, init_val, *, unroll=None):
     def body(carry):
         i, hi, x = carry
         return lax_.add(i, np.array(1, core.get_aval(i).dtype)), hi, body_fun(i, x)
+    common.mark_next_loop("fori_loop")
     return while_loop(cond, body, (lower, upper, init_val))[2]
 
 

@@ -44,6 +44,7 @@ def scan(f: Callable, init, xs=None, length: int | None = None, reverse: bool = 
          unroll: int | bool = 1, _split_transpose: bool = False):
     """Scans f: (carry, x) -> (carry, y) over the leading axis of xs; returns
     (final carry, stacked ys)."""
+    origin = common.take_loop_origin()
     if not callable(f):
         raise TypeError("lax.scan: f argument should be a callable.")
     init_flat, init_tree = tree_flatten(init)
@@ -68,7 +69,7 @@ def scan(f: Callable, init, xs=None, length: int | None = None, reverse: bool = 
     common.check_carry_type("scan body", f, init_tree, init_avals, carry_tree,
                             jaxpr.out_avals[:len(init_avals)])
     unroll = _check_unroll(unroll, length)
-    outs = _bind_scan(jaxpr, consts, init_flat, xs_flat, length, reverse, unroll)
+    outs = _bind_scan(jaxpr, consts, init_flat, xs_flat, length, reverse, unroll, origin)
     return tree_unflatten(out_tree, outs)  # the body's (carry, y) container, list or tuple
 
 
@@ -152,7 +153,7 @@ def _scan_python(f, init, xs_flat, xs_tree, length, reverse):
         [shapes.expand_dims(v, (0,)) for v in vs], 0), *ys)
 
 
-def _bind_scan(jaxpr, consts, init, xs, length, reverse, unroll) -> list:
+def _bind_scan(jaxpr, consts, init, xs, length, reverse, unroll, origin=None) -> list:
     """Binds scan, first moving carries the body merely forwards to the constants and
     dropping ys that merely forward an x (both returned directly)."""
     num_carry, num_xs = len(init), len(xs)
@@ -172,6 +173,7 @@ def _bind_scan(jaxpr, consts, init, xs, length, reverse, unroll) -> list:
     ext_to_ext = [f - len(consts) if f is not None and f >= num_carry + len(consts) else None
                   for f in ext_fwd]
     jaxpr = common.prune_outputs(jaxpr, [True] * num_carry + [f is None for f in ext_to_ext])
+    common.note_loop_origin(jaxpr, origin)
     outs = scan_p.bind(*consts, *args, reverse=reverse, length=length, jaxpr=jaxpr,
                        num_consts=len(consts), num_carry=num_carry, unroll=unroll)
     carry_out, ys = split_list(outs, [num_carry])
