@@ -71,10 +71,10 @@ test('nested sub-jaxprs are groups that collapse and expand', async ({ playgroun
   await pg.open();
   await pg.runAndWait();
   await pg.graphReady();
-  // Small enough for the overview to open the pjit: its three equations are drawn inside it.
   const group = page.locator(`[data-testid="graph-group"][data-eqn-id="${card.jaxpr.eqns[5].id}"]`);
-  await expect(group).toHaveAttribute('data-expanded', 'true');
   await expect(group).toHaveAttribute('data-name', 'jit(inner)');
+  await pg.expandAll();
+  await expect(group).toHaveAttribute('data-expanded', 'true');
   await expect(pg.eqnNodes).toHaveCount(8);
   // Bring it into view through the search box (Enter goes to the first match).
   await page.getByTestId('graph-search').fill('jit(inner)');

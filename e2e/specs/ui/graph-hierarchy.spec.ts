@@ -79,24 +79,24 @@ test('groups expand and collapse by click and by keyboard; hidden children leave
   page,
 }) => {
   await openProgram(pg);
-  const block = page
-    .locator('[data-testid="graph-group"][data-name="block"][data-expanded="false"]')
+  const first = page
+    .locator('[data-testid="graph-group"][data-expanded="false"][data-kind="scope"]')
     .first();
-  await expect(block).toHaveAttribute('data-expanded', 'false');
-  const id = await block.getAttribute('data-node-id');
+  const id = await first.getAttribute('data-node-id');
   const group = page.locator(`[data-testid="graph-group"][data-node-id="${id}"]`);
-  const attention = page.locator('[data-testid="graph-group"][data-name="attention"]');
-  const before = await attention.count();
+  const before = await pg.graphBoxes.count();
   await group.getByTestId('group-toggle').click();
   await expect(group).toHaveAttribute('data-expanded', 'true');
-  await expect(attention).toHaveCount(before + 1);
+  await expect.poll(() => pg.graphBoxes.count()).toBeGreaterThan(before);
+  const opened = await pg.graphBoxes.count();
   // Keyboard: the frame is selected, Escape folds it, Enter opens it again.
   await group.locator('rect.title').click();
   await page.keyboard.press('Escape');
   await expect(group).toHaveAttribute('data-expanded', 'false');
-  await expect(attention).toHaveCount(before);
+  await expect(pg.graphBoxes).toHaveCount(before);
   await page.keyboard.press('Enter');
   await expect(group).toHaveAttribute('data-expanded', 'true');
+  await expect(pg.graphBoxes).toHaveCount(opened);
   // Arrow keys walk into the group's content along edges.
   await page.keyboard.press('Escape');
   await pg.expandAll();

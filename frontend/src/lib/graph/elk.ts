@@ -62,7 +62,7 @@ const OPTIONS: Record<string, string> = {
   // choice), and it makes a level 3-5x cheaper, which is what keeps expanding instant.
   'elk.layered.crossingMinimization.strategy': 'NONE',
   'elk.spacing.nodeNode': '20',
-  'elk.layered.spacing.nodeNodeBetweenLayers': '34',
+  'elk.layered.spacing.nodeNodeBetweenLayers': '30',
   'elk.spacing.edgeNode': '12',
   'elk.layered.nodePlacement.strategy': 'BRANDES_KOEPF',
 };

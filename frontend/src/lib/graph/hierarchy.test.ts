@@ -26,14 +26,17 @@ describe('buildHierarchy', () => {
     const { card } = syntheticProgram({ layers: 2 });
     const h = buildHierarchy(card);
     const top = h.nodes.get(h.root)!.children.map((c) => h.nodes.get(c)!);
-    expect(top.map((n) => n.name)).toEqual(
-      expect.arrayContaining(['params', 'x', 'y', 'loss', 'transpose(jvp(loss)) / loss']),
-    );
+    expect(top.map((n) => n.name)).toEqual(expect.arrayContaining(['params', 'x', 'y', 'loss']));
+    // The transform group around the backward `loss` reads as that call, backward.
+    const back = top.find((n) => n.jaxprName === 'transpose(jvp(loss)) / loss')!;
+    expect(back.name).toBe('loss');
+    expect(back.phase).toBe('backward');
+    expect(back.detail).toMatch(/^backward · \d+ ops$/);
     const softmax = [...h.nodes.values()].find((n) => n.name === 'softmax')!;
     const path = ancestors(h, softmax.id).map((a) => h.nodes.get(a)!.name);
     expect(path.slice(0, 3)).toEqual(['attention', 'block', 'loss']);
     expect(softmax.path).toBe('loss / block / attention');
-    expect(softmax.detail).toBe('ƒ · 5 ops');
+    expect(softmax.detail).toBe('5 ops');
     expect(softmax.io).toBe('f32[8,16] → f32[8,16]');
   });
 
@@ -85,6 +88,24 @@ describe('buildHierarchy', () => {
   });
 });
 
+describe('series', () => {
+  it('folds three or more consecutive calls of one function into one box', () => {
+    const { card } = syntheticProgram({ layers: 4 });
+    const h = buildHierarchy(card);
+    const series = [...h.nodes.values()].filter((n) => n.name === 'block ×4');
+    expect(series).toHaveLength(2); // forward and backward
+    expect(series[0].detail).toMatch(/^4 calls · \d+ ops$/);
+    expect(series[0].children.map((c) => h.nodes.get(c)!.name)).toEqual([
+      'block',
+      'block',
+      'block',
+      'block',
+    ]);
+    const two = buildHierarchy(syntheticProgram({ layers: 2 }).card);
+    expect([...two.nodes.values()].some((n) => n.name.startsWith('block ×'))).toBe(false);
+  });
+});
+
 describe('overview', () => {
   it('opens a 2,000-equation program at ≤ 25 boxes, expanding the biggest groups that fit', () => {
     const { card } = syntheticProgram({ layers: 4, fanout: 3 });
@@ -93,7 +114,7 @@ describe('overview', () => {
     const vg = visibleGraph(h, open);
     expect(vg.boxCount).toBe(countBoxes(h, open));
     expect(vg.boxCount).toBeLessThanOrEqual(25);
-    expect([...open].map((id) => h.nodes.get(id)!.name)).toEqual(['loss']);
+    expect([...open].map((id) => h.nodes.get(id)!.name)).toEqual(['loss', 'block ×4']);
   });
 
   it('draws values crossing an open group through ports, and none across closed ones', () => {

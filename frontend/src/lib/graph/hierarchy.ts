@@ -34,6 +34,13 @@ export function nodeIdOfEqn(eqnId: string): string {
   return `n:${eqnId}`;
 }
 
+/** The pass a transformation's name stack entry stands for. */
+export function phaseOf(name: string): 'forward' | 'backward' | null {
+  if (/^transpose\(/.test(name)) return 'backward';
+  if (/^(jvp|linearize)\(/.test(name)) return 'forward';
+  return null;
+}
+
 /** How a sub-jaxpr-holding equation is titled: `jit(f)`, `cond`, `scan`, `custom_jvp_call`. */
 export function callName(e: EqnData): string {
   const name = e.params['name'];
@@ -77,6 +84,7 @@ class Builder {
       eqnCount: 0,
       depth: 0,
       scopeKind: null,
+      phase: null,
       path: '',
       order: this.order++,
       width: 0,
@@ -114,6 +122,7 @@ class Builder {
           name: g.name,
           jaxprName: g.name,
           scopeKind: g.kind,
+          phase: g.kind === 'transform' ? phaseOf(g.name) : null,
           line: g.call_site?.line ?? null,
         });
       parent = id;

@@ -53,11 +53,17 @@ const warm = (async () => {
 })();
 
 self.onmessage = async (ev: MessageEvent<LayoutRequest>) => {
-  const { id, jobs } = ev.data;
+  const { id, sets } = ev.data;
   await warm;
   const t0 = performance.now();
   try {
-    const { layouts, computed } = await layoutAll(jobs);
+    const layouts: Record<string, LevelLayout>[] = [];
+    let computed = 0;
+    for (const jobs of sets) {
+      const out = await layoutAll(jobs);
+      layouts.push(out.layouts);
+      computed += out.computed;
+    }
     const reply: LayoutResponse = { id, ok: true, layouts, computed, ms: performance.now() - t0 };
     self.postMessage(reply);
   } catch (err) {

@@ -7,7 +7,8 @@ import type { LevelJob, LevelLayout } from './elk';
 import type { LayoutRequest, LayoutResponse, WarmedMessage } from './layoutMessages';
 
 export interface LayoutOutcome {
-  layouts: Record<string, LevelLayout>;
+  /** One per requested set of levels. */
+  layouts: Record<string, LevelLayout>[];
   /** Levels ELK ran on (the rest came from the worker's cache). */
   computed: number;
   /** Time ELK itself took inside the worker. */
@@ -59,10 +60,10 @@ export class LayoutClient {
     this.ensure();
   }
 
-  layout(jobs: LevelJob[]): Promise<LayoutOutcome> {
+  layout(sets: LevelJob[][]): Promise<LayoutOutcome> {
     const id = ++this.seq;
     // Jobs are built fresh from plain card data (never rune proxies), so they clone.
-    const req: LayoutRequest = { id, jobs };
+    const req: LayoutRequest = { id, sets };
     return new Promise((resolve, reject) => {
       this.pending.set(id, { resolve, reject, t0: performance.now() });
       this.ensure().postMessage(req);

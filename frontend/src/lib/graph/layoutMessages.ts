@@ -1,16 +1,20 @@
 /** Typed messages between the page and layout.worker.ts. */
 import type { LevelJob, LevelLayout } from './elk';
 
-/** Lay out these levels, children before parents (a parent takes its children's sizes). */
+/**
+ * Lay out each set of levels, children before parents (a parent takes its children's sizes).
+ * Several sets are the candidate overviews of a card, answered in one round trip (levels they
+ * share are laid out once).
+ */
 export interface LayoutRequest {
   id: number;
-  jobs: LevelJob[];
+  sets: LevelJob[][];
 }
 export type LayoutResponse =
   | {
       id: number;
       ok: true;
-      layouts: Record<string, LevelLayout>;
+      layouts: Record<string, LevelLayout>[];
       ms: number;
       /** Levels ELK actually ran on (the others came from the worker's cache). */
       computed: number;

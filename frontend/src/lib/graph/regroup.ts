@@ -4,7 +4,9 @@
  *     `attention / jit(f)`);
  *  2. a function's flattened arguments and results are grouped by pytree
  *     (`params['W1']`, `params['b1']` → one `params` box);
- *  3. a level with more boxes than its budget is cut into consecutive chunks of program order,
+ *  3. three or more consecutive calls of one function become one series (TensorBoard's folding
+ *     of repeated nodes): `block ×4`, `<lambda> ×4`;
+ *  4. a level with more boxes than its budget is cut into consecutive chunks of program order,
  *     preferably where the user function or the source line changes ("mlp · lines 17–19"),
  *     recursively, so no level ever exceeds its budget — also for cards without any groups.
  * Mutates the hierarchy in place. Pure otherwise.
@@ -65,7 +67,9 @@ function compress(h: Hierarchy) {
     parent.children[parent.children.indexOf(g.id)] = child.id;
     child.parent = parent.id;
     if (isGroup(child)) {
-      child.name = `${g.name} / ${child.name}`;
+      // A pass around one call reads as that call in that pass: `loss`, backward.
+      child.phase ??= g.phase;
+      if (!g.phase) child.name = `${g.name} / ${child.name}`;
       child.jaxprName = `${g.jaxprName} / ${child.jaxprName}`;
       child.scopeKind ??= g.scopeKind;
     }
@@ -195,8 +199,34 @@ function chunkAll(h: Hierarchy, opts: RegroupOptions) {
   }
 }
 
+/** Runs of at least this many consecutive same-named scopes fold into a series. */
+const SERIES_MIN = 3;
+
+function seriesLevel(h: Hierarchy, g: HNode) {
+  const kids = g.children.map((c) => h.nodes.get(c)!);
+  const same = (a: HNode, b: HNode) =>
+    a.kind === 'scope' && b.kind === 'scope' && a.name === b.name;
+  const replace = new Map<string, string | null>();
+  for (let i = 0; i < kids.length;) {
+    let j = i + 1;
+    while (j < kids.length && same(kids[i], kids[j])) j++;
+    if (j - i >= SERIES_MIN) {
+      const run = kids.slice(i, j).map((k) => k.id);
+      const id = `k:${g.id}:series:${i}`;
+      const name = `${kids[i].name} ×${run.length}`;
+      newGroup(h, id, 'chunk', g, run, { name, jaxprName: name, scopeKind: kids[i].scopeKind });
+      run.forEach((c, k) => replace.set(c, k === 0 ? id : null));
+    }
+    i = j;
+  }
+  g.children = g.children
+    .map((c) => (replace.has(c) ? replace.get(c)! : c))
+    .filter((c): c is string => c !== null);
+}
+
 export function regroup(h: Hierarchy, names: Map<string, string>, opts: RegroupOptions) {
   compress(h);
+  for (const g of groupsPostOrder(h)) seriesLevel(h, g);
   groupArgs(h, names);
   chunkAll(h, opts);
 }

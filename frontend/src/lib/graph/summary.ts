@@ -27,7 +27,7 @@ function clip(s: string, n = MAX_CHARS): string {
 }
 
 const SCOPE_LABEL: Record<string, string> = {
-  call: 'ƒ',
+  call: 'call',
   named_scope: 'scope',
   jit: 'jit',
   transform: 'transform',
@@ -62,9 +62,14 @@ function groupDetail(n: HNode): string {
     case 'args':
       return `${n.children.length} ${n.name === 'outputs' || n.children.some((c) => c.startsWith('o:')) ? 'results' : 'arrays'}`;
     case 'scope':
-      return `${SCOPE_LABEL[n.scopeKind ?? 'call'] ?? n.scopeKind} · ${ops(inner)}`;
+      return n.scopeKind === 'call'
+        ? ops(inner)
+        : `${SCOPE_LABEL[n.scopeKind ?? 'call']} · ${ops(inner)}`;
     case 'call':
       return `${n.primitive} · ${ops(inner)}`;
+    case 'chunk':
+      // A series (consecutive calls of one function) carries the calls' scope kind.
+      return n.scopeKind ? `${n.children.length} calls · ${ops(inner)}` : ops(inner);
     default:
       return ops(inner);
   }
@@ -148,6 +153,8 @@ function structure(h: Hierarchy) {
   visit(h.root, 0, '');
 }
 
+const PHASE = { forward: 'forward', backward: 'backward' } as const;
+
 export function summarize(h: Hierarchy, card: TraceCard, names: Map<string, string>) {
   const eqns = indexEqns(card.jaxpr);
   const vars = indexVars(card.jaxpr);
@@ -158,6 +165,7 @@ export function summarize(h: Hierarchy, card: TraceCard, names: Map<string, stri
       n.name = clip(n.name || n.jaxprName || n.kind);
       n.jaxprName = clip(n.jaxprName || n.name);
       n.detail = n.id === h.root ? card.title : groupDetail(n);
+      if (n.phase) n.detail = `${PHASE[n.phase]} · ${n.detail}`;
       n.jaxprDetail = n.detail;
     } else leafLabels(n, card, eqns, names, shortOf);
   }

@@ -41,6 +41,8 @@ export interface HNode {
   eqnCount: number;
   depth: number;
   scopeKind: GroupData['kind'] | null;
+  /** Pass of a transformation group: `jvp(loss)` is the forward pass, `transpose(…)` backward. */
+  phase: 'forward' | 'backward' | null;
   /** Names of the enclosing groups, outermost first ("step / loss / mlp"). */
   path: string;
   /** Program order of the node's first equation (or of the input/output). */

@@ -178,8 +178,11 @@ class VBuilder {
 }
 
 function edgeLabel(h: Hierarchy, varIds: string[]): string {
-  const first = h.vars.get(varIds[0])?.short ?? '';
-  return varIds.length > 1 ? `${first} +${varIds.length - 1}` : first;
+  const shapes = varIds.map((v) => h.vars.get(v)?.short ?? '');
+  if (shapes.length === 1) return shapes[0];
+  const distinct = new Set(shapes);
+  if (distinct.size === 1) return `${shapes[0]} ×${shapes.length}`;
+  return shapes.length === 2 ? shapes.join(' ') : `${shapes.length} values`;
 }
 
 /** The visible graph of `h` with the groups in `open` expanded (the root always is). */
@@ -208,7 +211,12 @@ export function countBoxes(h: Hierarchy, open: Set<string>): number {
  * stays within `budget` (argument groups stay closed: they are read by hovering).
  */
 export function initialExpansion(h: Hierarchy, budget = 25): Set<string> {
-  const open = new Set<string>();
+  return new Set(expansionOrder(h, budget));
+}
+
+/** The groups initialExpansion opens, in the order it opens them. */
+export function expansionOrder(h: Hierarchy, budget = 25): string[] {
+  const open: string[] = [];
   let count = h.nodes.get(h.root)!.children.length;
   const candidates = (id: string) =>
     h.nodes
@@ -220,7 +228,7 @@ export function initialExpansion(h: Hierarchy, budget = 25): Set<string> {
     frontier.sort((x, y) => y.eqnCount - x.eqnCount || x.order - y.order);
     const pick = frontier.find((g) => count + g.children.length <= budget);
     if (!pick) return open;
-    open.add(pick.id);
+    open.push(pick.id);
     count += pick.children.length;
     frontier = [...frontier.filter((g) => g !== pick), ...candidates(pick.id)];
   }

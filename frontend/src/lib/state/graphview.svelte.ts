@@ -2,7 +2,8 @@
  * The graph pane's structure state: the selected card's hierarchy, which groups are expanded,
  * the visible graph, its scene (laid out level by level in the worker), the naming mode, the
  * keyboard cursor, and timing figures for the perf spec. A card opens at its overview
- * (visible.ts initialExpansion); every expand/collapse re-runs only the levels that changed
+ * (visible.ts expansionOrder; of it and its folded-back variants, the largest that fits the pane
+ * at a readable zoom, all laid out in one worker round trip); every expand/collapse re-runs only the levels that changed
  * (the worker caches the rest). Stale layouts are dropped by request number so quick card
  * switches and toggles cannot race. The camera is `viewport`.
  */
@@ -11,11 +12,15 @@ import { LayoutClient } from '../graph/layoutClient';
 import type { NameMode } from '../graph/names';
 import { compose, levelJobs, type Scene } from '../graph/scene';
 import { ancestors, eqnsUnder, groupIds, isGroup, type Hierarchy } from '../graph/tree';
-import { initialExpansion, visibleGraph, type VisibleGraph } from '../graph/visible';
+import { expansionOrder, visibleGraph, type VisibleGraph } from '../graph/visible';
 import { search, type SearchHit } from '../graph/search';
 import type { TraceCard } from '../protocol/types';
 import type { Selection } from './selection.svelte';
 import { Viewport } from './viewport.svelte';
+import { READABLE_K } from '../graph/lod';
+
+/** Most candidate overviews laid out for a card's first view. */
+const OVERVIEW_TRIES = 6;
 
 export interface GraphTimings {
   /** The scene these figures are about (GraphView.sceneSeq). */
@@ -66,6 +71,8 @@ export class GraphView {
   #card: TraceCard | null = null;
   #t0 = 0;
   #pending: Omit<GraphTimings, 'totalMs'> | null = null;
+  /** The overview's expansions, in order, while the first view may still fold some back. */
+  #overview: string[] = [];
 
   constructor(private selection: Selection | null = null) {}
 
@@ -93,7 +100,8 @@ export class GraphView {
     this.pendingFocus = null;
     this.#t0 = performance.now();
     this.hierarchy = card ? buildHierarchy(card) : null;
-    this.expanded = this.hierarchy ? initialExpansion(this.hierarchy) : new Set();
+    this.#overview = this.hierarchy ? expansionOrder(this.hierarchy) : [];
+    this.expanded = new Set(this.#overview);
     void this.#relayout('open');
   }
 
@@ -102,6 +110,7 @@ export class GraphView {
   }
 
   setExpanded(next: Set<string>) {
+    this.#overview = [];
     this.#t0 = performance.now();
     this.expanded = next;
     void this.#relayout('toggle');
@@ -132,7 +141,11 @@ export class GraphView {
 
   /** Back to the card's overview. */
   collapseAll() {
-    if (this.hierarchy) this.setExpanded(initialExpansion(this.hierarchy));
+    if (!this.hierarchy) return;
+    this.#t0 = performance.now();
+    this.#overview = expansionOrder(this.hierarchy);
+    this.expanded = new Set(this.#overview);
+    void this.#relayout('open');
   }
 
   /** Expand every ancestor of a tree node and bring it into view once drawn. */
@@ -201,6 +214,26 @@ export class GraphView {
     this.#pending = null;
   }
 
+  /**
+   * The expansion sets to lay out: the current one, or for a card's first view its overview and
+   * the overview with its last expansions folded back (at most OVERVIEW_TRIES), so one round
+   * trip can pick the largest overview that fits the pane at a readable zoom.
+   */
+  #candidates(cause: GraphTimings['cause']): Set<string>[] {
+    const order = this.#overview;
+    if (cause !== 'open' || !order.length || !this.viewport.width) return [this.expanded];
+    const sizes = Array.from({ length: order.length + 1 }, (_, k) => order.length - k);
+    const picked =
+      sizes.length > OVERVIEW_TRIES ? [...sizes.slice(0, OVERVIEW_TRIES - 1), 0] : sizes;
+    return picked.map((k) => new Set(order.slice(0, k)));
+  }
+
+  /** Index of the first candidate whose scene fits the pane readably (else the last). */
+  #pick(scenes: Scene[]): number {
+    const i = scenes.findIndex((s) => this.viewport.fitK(s.width, s.height) >= READABLE_K);
+    return i < 0 ? scenes.length - 1 : i;
+  }
+
   async #relayout(cause: GraphTimings['cause']) {
     const h = this.hierarchy;
     const req = ++this.#req;
@@ -208,8 +241,9 @@ export class GraphView {
       this.status = 'empty';
       return;
     }
-    const vg = visibleGraph(h, this.expanded);
-    const jobs = levelJobs(vg, h.root);
+    const sets = this.#candidates(cause);
+    const graphs = sets.map((open) => visibleGraph(h, open));
+    const jobs = graphs.map((vg) => levelJobs(vg, h.root));
     const buildMs = performance.now() - this.#t0;
     this.status = 'layout';
     this.error = null;
@@ -217,20 +251,24 @@ export class GraphView {
       this.#client ??= new LayoutClient();
       const out = await this.#client.layout(jobs);
       if (req !== this.#req) return;
+      const scenes = graphs.map((vg, i) => compose(vg, h.root, out.layouts[i]));
+      const i = sets.length > 1 ? this.#pick(scenes) : 0;
+      const vg = graphs[i];
       this.#pending = {
         seq: this.sceneSeq + 1,
         cause,
         eqns: h.eqnCount,
         boxes: vg.boxCount,
         edges: vg.edges.length,
-        levels: jobs.length,
+        levels: jobs[i].length,
         computed: out.computed,
         buildMs,
         elkMs: out.elkMs,
         layoutRoundTripMs: out.totalMs,
       };
+      if (sets.length > 1) this.expanded = sets[i];
       this.visible = vg;
-      this.scene = compose(vg, h.root, out.layouts);
+      this.scene = scenes[i];
       this.status = 'ready';
       this.firstView = cause === 'open';
       this.sceneSeq += 1;

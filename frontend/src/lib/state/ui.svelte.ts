@@ -24,7 +24,7 @@ export class Ui {
   /** The graph legend (opened on the first visit, then as the user leaves it). */
   legendOpen = $state(false);
   /** Share of the right column's height the graph gets (the listings take the rest). */
-  graphShare = $state(0.66);
+  graphShare = $state(0.7);
   notice = $state<string | null>(null);
   #noticeTimer: ReturnType<typeof setTimeout> | null = null;
 

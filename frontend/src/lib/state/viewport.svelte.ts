@@ -85,6 +85,11 @@ export class Viewport {
     );
   }
 
+  /** Is the whole scene (width × height) on screen? */
+  showsAll(width: number, height: number): boolean {
+    return this.shows({ x: 0, y: 0, width, height });
+  }
+
   /** Centre a box unless it is already fully visible at a readable zoom. */
   reveal(box: Rect) {
     if (this.transform.k >= READABLE_K && this.shows(box)) return;
