@@ -72,6 +72,19 @@ test('search reveals and focuses a node nested three groups deep', async ({
     'data-linked',
     'true',
   );
+  // Arrow keys follow the edges: up to the box that made its input, down to one that uses it.
+  await scores.click();
+  const id = await scores.getAttribute('data-node-id');
+  await page.keyboard.press('ArrowUp');
+  const cursor = page.locator('[data-testid="graph-svg"] .cursor');
+  await expect(cursor).toHaveCount(1);
+  const up = await cursor.getAttribute('data-node-id');
+  expect(up).not.toBe(id);
+  await expect(
+    page.locator(`[data-testid="graph-edge"][data-source="${up}"][data-target="${id}"]`),
+  ).toHaveCount(1);
+  await page.keyboard.press('ArrowDown');
+  await expect(cursor).toHaveAttribute('data-node-id', id!);
 });
 
 test('groups expand and collapse by click and by keyboard; hidden children leave the DOM', async ({
@@ -178,4 +191,24 @@ test('the legend explains the marks, and the empty page offers the examples', as
   await expect(page.getByTestId('graph-legend')).toContainText('∇');
   await expect(page.getByTestId('graph-legend')).toContainText('μ');
   await expect(page.getByTestId('graph-legend')).toContainText('edge width');
+});
+
+test('every control says what it does (title or aria-describedby)', async ({
+  playground: pg,
+  page,
+}) => {
+  await openProgram(pg);
+  await page.getByTestId('settings').click();
+  await page.getByTestId('graph-export').click();
+  const bare = await page.evaluate(() =>
+    [
+      ...document.querySelectorAll(
+        'button, select, input, summary, [role="tab"], [role="separator"]',
+      ),
+    ]
+      .filter((el) => (el as HTMLElement).offsetParent !== null)
+      .filter((el) => !el.getAttribute('title')?.trim() && !el.getAttribute('aria-describedby'))
+      .map((el) => el.outerHTML.slice(0, 120)),
+  );
+  expect(bare).toEqual([]);
 });
