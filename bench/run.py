@@ -7,8 +7,10 @@ measured in the same run and the targets of ../shared/notes/performance.md.
    sessions), kernel spawn -> ready.
 3. The frontend perf spec in headless Chromium (2,000-equation card: overview and expand times;
    300-equation card; player frames).
+4. bench/cnn_step.py: a small CNN training step in didax, JAX and PyTorch.
+5. bench/recording.py: the recorder's overhead on the gallery MLP step (target <= 3x plain).
 
-    python bench/run.py [--shared ../shared] [--skip anchors,latency,frontend] [--quick]
+    python bench/run.py [--shared ../shared] [--skip anchors,latency,frontend,cnn,recording] [--quick]
 """
 
 from __future__ import annotations
@@ -138,6 +140,13 @@ def run_cnn(quick: bool) -> None:
     subprocess.run(cmd, cwd=REPO, check=False)
 
 
+def run_recording(quick: bool) -> None:
+    cmd = [sys.executable, str(REPO / "bench" / "recording.py"),
+           "--rounds", "3" if quick else "7"]
+    print("$", " ".join(cmd), flush=True)
+    subprocess.run(cmd, cwd=REPO, check=False)
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--shared", default=str(REPO.parent / "shared"))
@@ -160,6 +169,9 @@ def main(argv=None) -> int:
     if "cnn" not in skip:
         print("\n## Small CNN training step (didax, JAX, PyTorch)\n")
         run_cnn(opts.quick)
+    if "recording" not in skip:
+        print("\n## Recording overhead of trace cards (gallery MLP step)\n")
+        run_recording(opts.quick)
     return 0
 
 

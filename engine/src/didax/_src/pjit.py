@@ -12,6 +12,7 @@ from __future__ import annotations
 import functools
 import inspect
 import os
+import re
 import sys
 import weakref
 from collections.abc import Callable, Sequence
@@ -424,12 +425,19 @@ _compile_cache: dict = {}
 _COMPILE_CACHE_ON = os.environ.get("DIDAX_COMPILE_CACHE", "1") != "0"
 
 
+# Result names (`{jax.result_info = "result[0]"}`, as Lowered.as_text shows them) do not
+# change what XLA compiles: a module differing only by them shares the executable (the
+# playground's recorder lowers with names the program the user's call compiled without).
+_RESULT_INFO = re.compile(r' \{jax\.result_info = "[^"{}]*"\}')
+
+
 def _compile_cached(text: str, host_callbacks):
     if host_callbacks or not _COMPILE_CACHE_ON:
         return xla_backend.compile(text, host_callbacks)
-    exe = _compile_cache.get(text)
+    key = _RESULT_INFO.sub("", text) if "jax.result_info" in text else text
+    exe = _compile_cache.get(key)
     if exe is None:
-        exe = _compile_cache[text] = xla_backend.compile(text)
+        exe = _compile_cache[key] = xla_backend.compile(text)
     return exe
 
 

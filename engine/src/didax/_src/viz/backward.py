@@ -37,8 +37,9 @@ _ELEMENTWISE_EXTRA = {"select_n", "add_any"}
 class Backward:
     """Replays a walk's tape in reverse, accumulating cotangents per variable id."""
 
-    def __init__(self, walk: Walk):
+    def __init__(self, walk: Walk, max_contributions: int = 1 << 30):
         self.walk, self.ids = walk, walk.ids
+        self.max_contributions = max_contributions  # beyond it the card drops them all
         self.acc: dict[str, np.ndarray] = {}
         self.count: dict[str, int] = {}
         self.contributions: list[dict] = []
@@ -62,8 +63,18 @@ class Backward:
         `of`. Differentiable variables that received nothing have cotangent zero."""
         for c in self.contributions:
             c["of"] = self.count[c["var_id"]]
+        if len(self.contributions) >= self.max_contributions:
+            for st in self.steps:
+                st["contributions"] = []
+            self.walk.notices.append({
+                "kind": "card_trimmed", "eqn_id": None, "message":
+                f"card trimmed to its size budget: the backward pass has more than "
+                f"{self.max_contributions} contributions; they are left out (cotangents "
+                "keep the totals)"})
         cts = {}
         for vid, aval in self.walk.active.items():
+            if len(cts) >= self.walk.max_values:
+                break
             ct = self.acc.get(vid)
             cts[vid] = summarize(ct if ct is not None else np.zeros(aval.shape, aval.dtype))
         return self.steps, cts
@@ -80,6 +91,8 @@ class Backward:
         total = value if total is None else total + value
         self.acc[vid] = total
         k = self.count[vid] = self.count.get(vid, 0) + 1
+        if len(self.contributions) >= self.max_contributions:
+            return None  # (finish() drops them all: the budget could not hold them)
         c = {"var_id": vid, "from_eqn": from_eqn, "k": k, "of": k,
              "value": summarize(value), "partial": summarize(total)}
         c.update({key: v for key, v in extra.items() if v is not None})

@@ -21,7 +21,7 @@ from typing import Any
 
 from didax._src import api, core, source_info
 from didax._src.tree_util import tree_flatten
-from didax._src.viz import compose
+from didax._src.viz import budget, compose
 from didax._src.viz.cards import CardInputs, build_card
 
 
@@ -31,9 +31,10 @@ class Recorder:
 
     def __init__(self, on_card: Callable[[dict], None], max_cards: int, compile_stages: bool,
                  on_update: Callable[[str, int], None] | None = None,
-                 loop_iterations: int = 64):
+                 loop_iterations: int = 64,
+                 max_card_bytes: int = budget.DEFAULT_MAX_CARD_BYTES):
         self.on_card, self.on_update = on_card, on_update
-        self.loop_iterations = loop_iterations
+        self.loop_iterations, self.max_card_bytes = loop_iterations, max_card_bytes
         self.max_cards = max_cards
         self.compile_stages = compile_stages
         self.count = 0
@@ -88,12 +89,12 @@ class Recorder:
                 user_error: Exception | None, key) -> None:
         inp = CardInputs(kind, fun, args, kwargs, t_args, t_kwargs, result, _call_site(),
                          self.count, self.compile_stages, static)
-        inp.loop_iterations = self.loop_iterations
+        inp.loop_iterations, inp.max_card_bytes = self.loop_iterations, self.max_card_bytes
         self.count += 1
         self.depth += 1
         try:
             with compose.muted():
-                card = self._build(inp, user_error)
+                card = budget.fit(self._build(inp, user_error), self.max_card_bytes)
         except Exception as e:  # noqa: BLE001 - recording never breaks the user's program
             card = _failed_card(inp, e)
         finally:
@@ -188,11 +189,13 @@ _active: list[Recorder] = []
 def capture(compile: bool = True, max_cards: int = 32,
             on_card: Callable[[dict], None] | None = None,
             on_card_update: Callable[[str, int], None] | None = None,
-            loop_iterations: int = 64) -> Iterator[list[dict]]:
+            loop_iterations: int = 64,
+            max_card_bytes: int = budget.DEFAULT_MAX_CARD_BYTES) -> Iterator[list[dict]]:
     """Records trace cards while active; yields the list of cards (also passed to on_card
     as each completes, in program order). on_card_update(card_id, call_count) is called
     when a call repeats one already recorded (the card in the list is updated too).
-    loop_iterations: how many iterations of each loop a card records."""
+    loop_iterations: how many iterations of each loop a card records. max_card_bytes: the
+    size budget of a card's JSON (a larger card is cut, with a notice: viz/budget.py)."""
     cards: list[dict] = []
 
     def sink(card: dict) -> None:
@@ -200,7 +203,7 @@ def capture(compile: bool = True, max_cards: int = 32,
         if on_card is not None:
             on_card(card)
 
-    rec = Recorder(sink, max_cards, compile, on_card_update, loop_iterations)
+    rec = Recorder(sink, max_cards, compile, on_card_update, loop_iterations, max_card_bytes)
     api.call_hooks.append(rec)
     _active.append(rec)
     try:

@@ -22,7 +22,8 @@ from didax._src.core import ClosedJaxpr
 from didax._src.interpreters import ad
 from didax._src.interpreters import partial_eval as pe
 from didax._src.tree_util import tree_flatten, tree_unflatten
-from didax._src.viz.flow import FlowInputs, record_flow
+from didax._src.viz import large
+from didax._src.viz.flow import REVERSE_KINDS, FlowInputs, record_flow
 from didax._src.viz.jaxpr_data import IdMaker, render_jaxpr, source_data
 from didax._src.viz.values import has_io, summarize
 
@@ -63,7 +64,12 @@ def build_card(inp: CardInputs) -> dict:
         card["error"] = f"could not trace the function: {type(e).__name__}: {e}"
         return card
     tag_ids = _tag_primal_eqns(primal, ids)
-    card["jaxpr"] = render_jaxpr(primal, ids)
+    shown = _shown(inp, primal)
+    card["jaxpr"] = render_jaxpr(primal if shown is None else large.head(primal, shown), ids)
+    if shown is not None:
+        large.head_text(card["jaxpr"], shown, len(primal.jaxpr.eqns))
+        card["notices"] = [large.notice(shown, len(primal.jaxpr.eqns), primal.jaxpr.eqns)]
+    inp.shown = shown
     try:
         _fill_card(card, inp, primal, flat_args, out_tree, ids, tag_ids)
     except Exception as e:  # noqa: BLE001
@@ -71,13 +77,23 @@ def build_card(inp: CardInputs) -> dict:
     return card
 
 
+def _shown(inp: CardInputs, primal: ClosedJaxpr) -> int | None:
+    """How many top-level equations a card too large for its budget shows (None: all)."""
+    k = large.shown_count(primal.jaxpr, inp.kind in REVERSE_KINDS,
+                          getattr(inp, "max_card_bytes", 2 << 20))
+    return None if k == len(primal.jaxpr.eqns) else k
+
+
 def _fill_card(card, inp, primal, flat_args, out_tree, ids, tag_ids) -> None:
     io = has_io(primal.jaxpr)
     tangents = inp.t_kwargs.get("tangents") if inp.kind == "jvp" else None
     fi = FlowInputs(inp.kind, primal, flat_args, ids,
                     None if tangents is None else tree_flatten(tangents)[0],
-                    getattr(inp, "loop_iterations", 64))
+                    getattr(inp, "loop_iterations", 64), getattr(inp, "max_card_bytes", 2 << 20),
+                    inp.shown)
     record_flow(card, fi, io)
+    if inp.shown is not None:
+        return  # (the stage programs of a program this large would not fit either)
     if card["cotangents"]:
         card["stages"] += _reverse_stages(primal, flat_args, ids, tag_ids)
     elif inp.kind in ("jvp", "linearize", "jacfwd"):

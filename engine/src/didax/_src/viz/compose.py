@@ -184,6 +184,7 @@ def _chain_card(inp, chain: list[Link]) -> dict:
     sub = CardInputs(inner.kind, inner.fun, inner.args, inner.kwargs, inner.t_args,
                      inner.t_kwargs, inp.result, inp.call_site, inp.index, inp.compile_stages)
     sub.loop_iterations = getattr(inp, "loop_iterations", 64)
+    sub.max_card_bytes = getattr(inp, "max_card_bytes", 2 << 20)
     card = build_card(sub)
     card["title"] = title(chain, fun_name)
     card["transforms"] = [link.kind for link in chain]

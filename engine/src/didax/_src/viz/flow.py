@@ -12,7 +12,7 @@ What a card animates, by kind:
   vector e0 of the inputs for `jacfwd` and `hessian` (column 0 of the Jacobian).
 A `selection` notice says which seed or direction a Jacobian card shows.
 
-May import core, dtypes, callback, tree_util, viz.walk/backward/values.
+May import core, dtypes, callback, interpreters, viz.walk/backward/values/large.
 """
 
 from __future__ import annotations
@@ -23,9 +23,14 @@ import numpy as np
 
 from didax._src import core, dtypes
 from didax._src.core import ClosedJaxpr
+from didax._src.interpreters.ad import Zero
+from didax._src.viz import large
 from didax._src.viz.backward import Backward
 from didax._src.viz.walk import Walk, differentiable
 
+# Summaries the budget could hold at best (a value ~ 400 bytes, a contribution ~ 1 KB):
+# beyond these the walk stops making them (budget.py would cut them anyway).
+BYTES_PER_VALUE, BYTES_PER_CONTRIBUTION = 400, 1000
 REVERSE_KINDS = {"grad", "value_and_grad", "vjp", "jacrev", "hessian"}
 FORWARD_KINDS = {"jvp", "linearize", "jacfwd", "hessian"}
 
@@ -35,9 +40,12 @@ class FlowInputs:
     jvp, the user's flat tangents."""
 
     def __init__(self, kind: str, primal: ClosedJaxpr, args: Sequence, ids,
-                 tangents: Sequence | None = None, loop_iterations: int = 64):
+                 tangents: Sequence | None = None, loop_iterations: int = 64,
+                 max_bytes: int = 2 << 20, shown: int | None = None):
         self.kind, self.primal, self.args, self.ids = kind, primal, list(args), ids
         self.tangents, self.loop_iterations = tangents, loop_iterations
+        self.max_bytes = max_bytes  # the card's size budget (budget.py cuts to it)
+        self.shown = shown  # how many top-level equations the card shows (large.py)
 
 
 def record_flow(card: dict, fi: FlowInputs, io: bool) -> list:
@@ -48,17 +56,23 @@ def record_flow(card: dict, fi: FlowInputs, io: bool) -> list:
     jaxpr = fi.primal.jaxpr
     reverse = fi.kind in REVERSE_KINDS and not io and _differentiable_program(fi.primal)
     forward = fi.kind in FORWARD_KINDS and not io
-    walk = Walk(fi.ids, reverse=reverse, forward=forward, loop_iterations=fi.loop_iterations)
+    walk = Walk(fi.ids, reverse=reverse, forward=forward, loop_iterations=fi.loop_iterations,
+                max_values=fi.max_bytes // BYTES_PER_VALUE)
     active = [differentiable(v.aval) for v in jaxpr.invars]
     tangents = _input_tangents(fi, walk) if forward else None
+    shown = len(jaxpr.eqns) if fi.shown is None else fi.shown
     with callback.muted():
         walk.step(None, [fi.ids.var(v) for v in [*jaxpr.constvars, *jaxpr.invars]], "inputs")
-        outs, _ = walk.run(jaxpr, fi.primal.consts, fi.args, active, tangents)
+        walked = jaxpr if shown == len(jaxpr.eqns) else large.head(fi.primal, shown).jaxpr
+        outs, fr = walk.run(walked, fi.primal.consts, fi.args, active, tangents)
         back = None
         if reverse:
-            back = Backward(walk)
-            seeds, label = _seeds(fi.kind, jaxpr.outvars, outs, walk)
-            back.run(jaxpr.outvars, seeds, label)
+            back = Backward(walk, fi.max_bytes // BYTES_PER_CONTRIBUTION)
+            if walked is jaxpr:
+                seeds, label = _seeds(fi.kind, jaxpr.outvars, outs, walk)
+                back.run(jaxpr.outvars, seeds, label)
+            else:
+                _backward_of_tail(fi, back, walk, shown, fr)
     steps = walk.steps
     if back is not None:
         bsteps, card["cotangents"] = back.finish()
@@ -68,6 +82,16 @@ def record_flow(card: dict, fi: FlowInputs, io: bool) -> list:
     card["notices"] = card.get("notices", []) + walk.notices
     card["timeline"] = [dict(st, index=i) for i, st in enumerate(steps)]
     return outs
+
+
+def _backward_of_tail(fi: FlowInputs, back: Backward, walk: Walk, shown: int, fr) -> None:
+    """A card showing the first equations only: the rest pulled back as the first step."""
+    frontier, outs, f_vjp = large.tail(fi.primal, shown, fr.env)
+    seeds, _ = _seeds(fi.kind, fi.primal.jaxpr.outvars, outs, walk)
+    cts = f_vjp(seeds)
+    rest = len(fi.primal.jaxpr.eqns) - shown
+    back.run(frontier, [None if type(c) is Zero else c for c in cts],
+             f"output cotangent through the {rest} equations beyond the card")
 
 
 def _differentiable_program(closed: ClosedJaxpr) -> bool:

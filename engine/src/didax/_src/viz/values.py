@@ -9,7 +9,6 @@ May import core, dtypes, viz.heatmap.
 from __future__ import annotations
 
 import math
-from typing import Any
 
 import numpy as np
 
@@ -25,18 +24,19 @@ def _finite_float(x: float) -> float | str:
         return "nan"
     if math.isinf(x):
         return "inf" if x > 0 else "-inf"
-    return float(x)
+    return x
 
 
-def _preview_item(x) -> Any:
-    if isinstance(x, (bool, np.bool_)):
-        return bool(x)
-    if isinstance(x, (complex, np.complexfloating)):
-        c = complex(x)
-        return f"{c.real:g}{c.imag:+g}j"
-    if isinstance(x, (np.integer, int)):
-        return int(x)
-    return _finite_float(float(x))
+def _preview(flat: np.ndarray) -> list:
+    """The first elements as JSON items: bools, ints, floats ("nan"/"inf" as strings),
+    complex numbers as "1+2j"."""
+    head = flat[:PREVIEW]
+    kind = head.dtype.kind
+    if kind == "c":
+        return [f"{c.real:g}{c.imag:+g}j" for c in head.tolist()]
+    if kind in "biu":
+        return head.tolist()
+    return [_finite_float(float(x)) for x in head.astype(np.float64).tolist()]
 
 
 def summarize(value) -> dict:
@@ -50,29 +50,32 @@ def summarize(value) -> dict:
     dtype = arr.dtype
     flat = arr.reshape(-1)
     opaque = dtype == dtypes.float0 or dtype.kind == "V" and dtype.name != "bfloat16"
-    out = {"shape": [int(d) for d in arr.shape], "dtype": _dtype_name(dtype),
+    out = {"shape": list(arr.shape), "dtype": _dtype_name(dtype),
            "min": None, "max": None, "mean": None, "norm": None, "nan_count": 0,
-           "inf_count": 0,
-           "preview": [] if opaque else [_preview_item(x) for x in flat[:PREVIEW]],
+           "inf_count": 0, "preview": [] if opaque else _preview(flat),
            "truncated": bool(flat.size > PREVIEW) and not opaque}
     out["heatmap"] = heatmap(arr) if arr.ndim and not opaque else None
     if flat.size == 0 or opaque:  # (float0 tangents have no elements to show)
         return out
+    _statistics(out, flat, dtype)
+    return out
+
+
+def _statistics(out: dict, flat: np.ndarray, dtype) -> None:
     numeric = flat.astype(np.complex128 if dtype.kind == "c" else np.float64)
     if dtype.kind in "fcV":
-        isnan = np.isnan(numeric)
-        isinf = np.isinf(numeric)
-        out["nan_count"] = int(isnan.sum())
-        out["inf_count"] = int(isinf.sum())
-        numeric = numeric[~(isnan | isinf)]
+        finite = np.isfinite(numeric)
+        if not finite.all():
+            nan = int(np.isnan(numeric).sum())
+            out["nan_count"], out["inf_count"] = nan, int(numeric.size - finite.sum()) - nan
+            numeric = numeric[finite]
     if numeric.size == 0:
-        return out
+        return
     mag = np.abs(numeric) if dtype.kind == "c" else numeric
     out["min"] = float(mag.min())
     out["max"] = float(mag.max())
     out["mean"] = float(mag.mean())
-    out["norm"] = float(np.sqrt(np.sum(np.abs(numeric) ** 2)))
-    return out
+    out["norm"] = float(np.sqrt(np.vdot(mag, mag).real))
 
 
 def _dtype_name(dt) -> str:

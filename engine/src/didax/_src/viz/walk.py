@@ -80,12 +80,13 @@ class Walk:
     """One replay of a primal program. `reverse` records pullbacks, `forward` tangents."""
 
     def __init__(self, ids, reverse: bool = False, forward: bool = False,
-                 loop_iterations: int = 64):
+                 loop_iterations: int = 64, max_values: int = 1 << 30):
         from didax._src.viz import loops  # noqa: PLC0415
 
         self.ids = ids
         self.reverse, self.forward = reverse, forward
         self.loop_iterations = max(1, int(loop_iterations))
+        self.max_values = max_values  # summaries beyond it would be trimmed: not computed
         self.values: dict[str, dict] = {}
         self.tangents: dict[str, dict] = {}
         self.steps: list[dict] = []       # forward timeline steps (unnumbered)
@@ -146,13 +147,16 @@ class Walk:
         if type(v) is core.DropVar or v in fr.taint:
             return
         vid = self.ids.var(v, fr.scope)
-        self.values[vid] = summarize(x)
+        room = len(self.values) < self.max_values
+        if room:
+            self.values[vid] = summarize(x)
         if active and differentiable(v.aval):
             fr.act.add(v)
             self.active[vid] = v.aval
             if tangent is not None:
                 fr.tan[v] = tangent
-                self.tangents[vid] = summarize(tangent)
+                if room:
+                    self.tangents[vid] = summarize(tangent)
 
     def step(self, eqn_id: str | None, var_ids: list[str], label: str,
              iteration: int | None = None) -> None:
