@@ -3,8 +3,8 @@
 # with their test dependencies. Real JAX is installed as a test oracle only.
 # Then creates the kernel venv (backend/.venv-kernel) from the system /usr/bin/python3: the
 # sandboxed kernel runs as a per-slot uid that cannot reach a Python under /root (pyenv, mode
-# 0700). It holds only the engine's runtime dependencies and pyseccomp; the engine source is
-# bind-mounted read-only into the sandbox, so it never goes stale.
+# 0700). It holds only runtime dependencies (the engine's, pyseccomp, matplotlib); the engine
+# source is bind-mounted read-only into the sandbox, so it never goes stale.
 set -euo pipefail
 PYTHON="${1:-python3}"
 VENV="${2:-.venv}"
@@ -28,8 +28,15 @@ if [ -f backend/pyproject.toml ]; then
 print("\n".join(tomllib.load(open("engine/pyproject.toml", "rb"))["project"]["dependencies"]))')
     "$KVENV/bin/python" -m pip install -q --upgrade pip >/dev/null
     # shellcheck disable=SC2086
-    "$KVENV/bin/python" -m pip install -q $deps "pyseccomp==0.1.2" ||
+    # matplotlib: programs may plot (headless; the kernel picks its own backend). Its font
+    # list is built once here into a cache each kernel copies to its tmpfs (sandbox/plots.py):
+    # the sandbox's filesystem is read-only and a kernel lives for one session only.
+    "$KVENV/bin/python" -m pip install -q $deps "pyseccomp==0.1.2" "matplotlib==3.11.2" ||
       echo "warning: kernel venv incomplete; kernels fall back to $VENV (rlimits only)" >&2
+    mkdir -p "$KVENV/share/didax-mplconfig"
+    MPLCONFIGDIR="$KVENV/share/didax-mplconfig" MPLBACKEND=Agg \
+      "$KVENV/bin/python" -c 'import matplotlib.font_manager' ||
+      echo "warning: matplotlib's font cache was not built; each kernel builds its own" >&2
     chmod -R a+rX "$KVENV" ./engine/src 2>/dev/null || true
     # The slot uids reach those two trees only if every directory above them can be
     # traversed; a clone inside `mktemp -d` (mode 0700) cannot. As root, grant traversal

@@ -30,6 +30,7 @@ from app.kernels.kernel import Kernel, KernelStartError, RunOutcome
 from app.kernels.manager import KernelManager, SandboxUnavailable
 from shared_schemas import (
     ClientEnvelope,
+    Display,
     ErrorMessage,
     Limits,
     Pong,
@@ -115,6 +116,9 @@ class _Sink:
                 ),
                 self.run_id,
             )
+
+    def display(self, image: Display) -> None:
+        self.session.send(image, self.run_id)
 
     def card(self, card: TraceCard) -> None:
         self.session.send(

@@ -1,10 +1,11 @@
 """Run one user program inside the kernel and describe its outcome.
 
 Holds: the `jax` -> `didax` meta-path alias, the control channel writer, stdout/stderr
-redirection into `stream` events, JSON sanitising of trace cards, and the conversion of an
-exception into a RunError dict (traceback frames, the user's line).
+redirection into `stream` events (the two interleaved in program order), JSON sanitising of
+trace cards, and the conversion of an exception into a RunError dict (traceback frames, the
+user's line; a missing module names what the kernel has).
 
-Imports: the standard library only; the engine is reached through `engine.Engine`.
+Imports: the standard library and sandbox.plots; the engine is reached through `engine.Engine`.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import builtins
 import importlib
 import importlib.abc
 import importlib.machinery
+import importlib.util
 import io
 import json
 import linecache
@@ -23,6 +25,8 @@ import threading
 import time
 import traceback
 from typing import Any
+
+from sandbox import plots
 
 USER_FILE = "<user>"
 MAX_FRAMES = 60
@@ -46,12 +50,16 @@ class Channel:
 
 
 class CtlStream(io.TextIOBase):
-    """A text stream whose lines become `stream` events of the current run."""
+    """A text stream whose lines become `stream` events of the current run.
+
+    stdout and stderr are each other's `peer`: writing to one first flushes what the other
+    holds, so the page receives the two streams interleaved as the program wrote them."""
 
     def __init__(self, channel: Channel, run_id: str, name: str) -> None:
         self._channel, self._run_id, self._name = channel, run_id, name
         self._buf: list[str] = []
         self._size = 0
+        self.peer: CtlStream | None = None
 
     def writable(self) -> bool:
         return True
@@ -59,6 +67,8 @@ class CtlStream(io.TextIOBase):
     def write(self, text: str) -> int:
         if not isinstance(text, str):
             raise TypeError(f"write() argument must be str, not {type(text).__name__}")
+        if self.peer is not None and self.peer._buf:
+            self.peer.flush()
         self._buf.append(text)
         self._size += len(text)
         if "\n" in text or self._size >= 4096:
@@ -161,6 +171,8 @@ def describe_error(exc: BaseException, lines: list[str]) -> dict[str, Any]:
     elif isinstance(exc, KeyboardInterrupt):
         kind = "cancelled"
     message = str(exc) if not isinstance(exc, SyntaxError) else (exc.msg or str(exc))
+    if isinstance(exc, ModuleNotFoundError):
+        message += missing_module_hint(exc.name or "")
     return {
         "kind": kind,
         "exc_type": _exc_type(exc),
@@ -168,6 +180,47 @@ def describe_error(exc: BaseException, lines: list[str]) -> dict[str, Any]:
         "traceback": frames,
         "user_line": user_line,
     }
+
+
+# Packages a person may import, as (import name, how the hint names it); the hint lists the
+# ones this kernel has (scipy, for one, only where the kernel venv holds it).
+USER_PACKAGES = (
+    ("didax", "jax (didax)"),
+    ("numpy", "numpy"),
+    ("matplotlib", "matplotlib"),
+    ("scipy", "scipy"),
+    ("ml_dtypes", "ml_dtypes"),
+    ("PIL", "PIL (Pillow)"),
+)
+
+
+def available_packages() -> list[str]:
+    """The user-facing packages importable in this kernel, besides the standard library."""
+    found = []
+    for name, label in USER_PACKAGES:
+        try:
+            present = name in sys.modules or importlib.util.find_spec(name) is not None
+        except (ImportError, ValueError):
+            present = False
+        if present:
+            found.append(label)
+    return found
+
+
+def missing_module_hint(name: str) -> str:
+    """What to say after "No module named ...": what the kernel does have."""
+    top = name.split(".")[0]
+    if top in ("jax", "didax") and "." in name:
+        sub = "jax" + name[len(top) :]
+        return (
+            f". didax, the JAX implementation this playground runs, has no module {sub}"
+            " (see the examples menu for what it covers)"
+        )
+    have = available_packages()
+    listed = (
+        ", ".join(have) + " and the Python standard library" if have else "the standard library"
+    )
+    return f". This playground cannot install packages; its kernel has {listed}"
 
 
 def _exit_is_success(exc: SystemExit) -> bool:
@@ -200,6 +253,8 @@ def run_request(request: dict[str, Any], channel: Channel, engine: Any) -> dict[
     code = str(request.get("code", ""))
     lines = code.splitlines()
     out, err = CtlStream(channel, run_id, "stdout"), CtlStream(channel, run_id, "stderr")
+    out.peer, err.peer = err, out
+    plots.prepare()
     saved = sys.stdout, sys.stderr, sys.stdin
     sys.stdout, sys.stderr, sys.stdin = out, err, io.StringIO()
     started = time.monotonic()
@@ -207,7 +262,9 @@ def run_request(request: dict[str, Any], channel: Channel, engine: Any) -> dict[
     try:
         engine.configure(settings)
         channel.send({"type": "status", "run_id": run_id, "state": "running"})
-        error = execute(code, engine.capture(settings, sink), lines)
+        # Figures still open at the end (even of a failed run) show before the traceback.
+        with plots.Display(channel, run_id, (out, err)):
+            error = execute(code, engine.capture(settings, sink), lines)
     finally:
         for stream in (out, err):
             stream.flush()

@@ -7,7 +7,7 @@ export type ErrorCode = "malformed_message" | "message_too_large" | "unknown_typ
 export type RunErrorKind = "exception" | "syntax" | "timeout" | "memory" | "output_limit" | "kernel_crashed" | "cancelled" | "internal";
 export type RunState = "queued" | "starting" | "tracing" | "compiling" | "running" | "done" | "error" | "cancelled" | "timeout";
 export type SandboxMode = "full" | "rlimits_only" | "unavailable";
-export type ServerMessage = Welcome | Status | Stream | TraceCardMessage | CardUpdate | RunReply | ErrorMessage | Pong;
+export type ServerMessage = Welcome | Status | Stream | TraceCardMessage | CardUpdate | RunReply | ErrorMessage | Pong | Display;
 export type StageLanguage = "jaxpr" | "mlir" | "hlo" | "json";
 export type StageName = "jvp" | "partial_eval_known" | "partial_eval_unknown" | "linear" | "transpose" | "vmap" | "stablehlo" | "hlo" | "cost_analysis";
 export type Atom = VarData | LiteralData;
@@ -73,6 +73,24 @@ export interface Cost {
   flops: number;
   transcendentals: number;
   bytes_accessed: number;
+}
+
+/**
+ * A figure the program showed (matplotlib's `plt.show()`, or a figure still open when the
+ * run ends), in program order with the run's `stream` chunks. `data` is base64 for
+ * `image/png` and the SVG text for `image/svg+xml` (shown as an image, never inlined);
+ * `width`/`height` are its size in CSS pixels, `alt` a text alternative (titles, axis
+ * labels). A run sends at most `MAX_DISPLAYS_PER_RUN`, each with `data` of at most
+ * `MAX_DISPLAY_DATA` characters.
+ */
+export interface Display {
+  type: "display";
+  run_id: string;
+  mime: "image/png" | "image/svg+xml";
+  data: string;
+  width: number;
+  height: number;
+  alt: string;
 }
 
 /** What the kernel's engine offers, as reported by the last kernel that became ready. */
@@ -286,7 +304,10 @@ export interface RunError {
   user_line: number | null;
 }
 
-/** The last message of every accepted run. */
+/**
+ * The last message of every accepted run. `output_truncated`: stdout+stderr went over
+ * `limits.max_output_bytes`; the first part was kept and the rest dropped.
+ */
 export interface RunReply {
   type: "run_reply";
   run_id: string;
@@ -294,6 +315,7 @@ export interface RunReply {
   duration_ms: number;
   n_cards: number;
   error: RunError | null;
+  output_truncated?: boolean;
 }
 
 /** Run a program. `code` is capped at `limits.max_code_bytes` UTF-8 bytes by the server. */
@@ -520,6 +542,6 @@ export const PROTOCOL_VERSION = 2 as const;
 export const CLIENT_MESSAGE_TYPES = ["hello", "run_request", "cancel_request", "ping"] as const;
 export type ClientMessageType = ClientMessage["type"];
 export type ClientMessageOf<T extends ClientMessageType> = Extract<ClientMessage, { type: T }>;
-export const SERVER_MESSAGE_TYPES = ["welcome", "status", "stream", "trace_card", "card_update", "run_reply", "error", "pong"] as const;
+export const SERVER_MESSAGE_TYPES = ["welcome", "status", "stream", "trace_card", "card_update", "run_reply", "error", "pong", "display"] as const;
 export type ServerMessageType = ServerMessage["type"];
 export type ServerMessageOf<T extends ServerMessageType> = Extract<ServerMessage, { type: T }>;

@@ -28,6 +28,7 @@ def test_there_are_samples_for_every_message_type():
         "welcome",
         "status",
         "stream",
+        "display",
         "trace_card",
         "card_update",
         "run_reply",

@@ -33,6 +33,7 @@ from app.kernels.protocol import (
     ChannelOverflow,
     KCard,
     KCardError,
+    KDisplay,
     KLog,
     KStatus,
     KStream,
@@ -43,7 +44,7 @@ from app.kernels.protocol import (
     read_line,
 )
 from app.kernels.provisioner import KernelProcess
-from shared_schemas import RunError, RunSettings, TraceCard
+from shared_schemas import MAX_DISPLAYS_PER_RUN, Display, RunError, RunSettings, TraceCard
 
 log = logging.getLogger("didax.kernel")
 KERNEL_STATES = {"tracing", "compiling", "running"}
@@ -58,6 +59,7 @@ class RunSink(Protocol):
 
     def status(self, state: str, detail: str | None = None) -> None: ...
     def stream(self, name: str, text: str) -> None: ...
+    def display(self, image: Display) -> None: ...
     def card(self, card: TraceCard) -> None: ...
     def card_error(self, detail: str) -> None: ...
 
@@ -85,6 +87,7 @@ class _ActiveRun:
     output_bytes: int = 0
     ctl_bytes: int = 0
     n_cards: int = 0
+    n_displays: int = 0
     limit: str | None = None
     cancelled: bool = False
     decoders: dict[str, Any] = field(default_factory=dict)
@@ -246,6 +249,8 @@ class Kernel:
         elif isinstance(event, KStatus) and event.run_id == run.run_id:
             if event.state in KERNEL_STATES:
                 run.sink.status(event.state)
+        elif isinstance(event, KDisplay) and event.run_id == run.run_id:
+            self._display(run, event)
         elif isinstance(event, KCard) and event.run_id == run.run_id:
             self._card(run, event.card)
         elif isinstance(event, KCardError) and event.run_id == run.run_id:
@@ -253,6 +258,18 @@ class Kernel:
         elif isinstance(event, RunDone) and event.run_id == run.run_id:
             return self._done_outcome(run, event)
         return None
+
+    def _display(self, run: _ActiveRun, event: KDisplay) -> None:
+        """Forward a figure, within the per-run count (the kernel already keeps to it)."""
+        if run.n_displays >= MAX_DISPLAYS_PER_RUN:
+            return
+        try:
+            image = Display.model_validate(event.model_dump())
+        except ValidationError:
+            log.warning("slot %s: dropped a display event that fails the schema", self.slot)
+            return
+        run.n_displays += 1
+        run.sink.display(image)
 
     def _card(self, run: _ActiveRun, card: dict[str, Any]) -> None:
         if run.n_cards >= run.max_cards:

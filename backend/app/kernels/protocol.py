@@ -2,7 +2,7 @@
 
 Server -> kernel (the kernel's stdin): `{"type": "run", "id", "code", "settings"}` per line.
 Kernel -> server (a dedicated control fd): one event per line — `ready`, `status`, `stream`,
-`trace_card`, `card_error`, `run_done`, `log`. The kernel runs hostile code that can write to
+`display` (a figure), `trace_card`, `card_error`, `run_done`, `log`. The kernel runs hostile code that can write to
 the control fd too, so every line is size-capped and schema-checked here and is trusted only
 for its own session. Raw fds 1 and 2 are plain bytes (native output), read separately.
 
@@ -66,13 +66,24 @@ class RunDone(_Event):
     duration_ms: float = 0.0
 
 
+class KDisplay(_Event):
+    type: Literal["display"]
+    run_id: str
+    mime: str
+    data: str
+    width: int
+    height: int
+    alt: str = ""
+
+
 class KLog(_Event):
     type: Literal["log"]
     text: str
 
 
 KernelEvent = Annotated[
-    Ready | KStatus | KStream | KCard | KCardError | RunDone | KLog, Field(discriminator="type")
+    Ready | KStatus | KStream | KDisplay | KCard | KCardError | RunDone | KLog,
+    Field(discriminator="type"),
 ]
 _EVENT = TypeAdapter(KernelEvent)
 
@@ -81,7 +92,9 @@ class ChannelOverflow(Exception):
     """The kernel wrote a line longer than the cap, or more than the per-run budget."""
 
 
-def parse_event(line: bytes) -> Ready | KStatus | KStream | KCard | KCardError | RunDone | KLog:
+def parse_event(
+    line: bytes,
+) -> Ready | KStatus | KStream | KDisplay | KCard | KCardError | RunDone | KLog:
     """Parse one control line; raises ValueError on anything malformed."""
     try:
         return _EVENT.validate_json(line)

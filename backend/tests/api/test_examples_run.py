@@ -33,6 +33,8 @@ def test_example_runs_green(server, engine_ready, example):
         reply, msgs = c.run(code, timeout=120)
     assert reply["ok"], reply["error"]
     assert c.stdout(msgs).strip()
+    if "matplotlib" in code:  # the plotting examples show their figure
+        assert any(m["type"] == "display" for m in msgs)
     if example not in NO_CARDS:
         assert reply["n_cards"] >= 1
         assert sum(m["type"] == "trace_card" for m in msgs) == reply["n_cards"]

@@ -1,12 +1,23 @@
-"""The kernel's runner (unit): the jax alias, card sanitising and error descriptions."""
+"""The kernel's runner (unit): the jax alias, card sanitising, error descriptions, output
+order and matplotlib figures (run in-process, without the engine)."""
 
 from __future__ import annotations
 
+import base64
 import json
+import os
 import sys
 import types
 
-from sandbox.runner import JaxAlias, describe_error, execute, sanitize
+from sandbox.plots import MAX_FIGURES, MAX_IMAGE_CHARS
+from sandbox.runner import (
+    JaxAlias,
+    describe_error,
+    execute,
+    missing_module_hint,
+    run_request,
+    sanitize,
+)
 
 
 def test_alias_maps_jax_to_the_target_modules(monkeypatch):
@@ -51,3 +62,102 @@ class _NullCtx:
 
     def __exit__(self, *exc):
         return False
+
+
+class _Channel:
+    def __init__(self):
+        self.events = []
+
+    def send(self, event):
+        json.dumps(event, allow_nan=False)  # what the real channel does with it
+        self.events.append(event)
+
+
+class _Engine:
+    """No didax: the runner's own behaviour (streams, figures, errors) only."""
+
+    def configure(self, settings):
+        pass
+
+    def card_sink(self, channel, run_id, *streams):
+        return types.SimpleNamespace(count=0)
+
+    def capture(self, settings, sink):
+        return _NullCtx()
+
+
+def _run(code, monkeypatch, tmp_path):
+    monkeypatch.setenv("HOME", str(tmp_path))
+    channel = _Channel()
+    done = run_request({"id": "r1", "code": code, "settings": {}}, channel, _Engine())
+    return done, [e for e in channel.events if e["type"] != "status"]
+
+
+def test_stdout_and_stderr_keep_program_order(monkeypatch, tmp_path):
+    # (warnings are checked through a real kernel in api/test_output.py: pytest records them)
+    code = (
+        "import sys\n"
+        "print('a', end='')\n"
+        "print('E1', file=sys.stderr)\n"
+        "print('b')\n"
+        "sys.stderr.write('E2 ')\n"
+        "print('c')\n"
+        "raise ValueError('boom')\n"
+    )
+    done, events = _run(code, monkeypatch, tmp_path)
+    texts = [(e["name"], e["text"]) for e in events]
+    assert texts == [
+        ("stdout", "a"),
+        ("stderr", "E1\n"),
+        ("stdout", "b\n"),
+        ("stderr", "E2 "),
+        ("stdout", "c\n"),
+    ]
+    assert done["error"]["exc_type"] == "ValueError" and done["error"]["user_line"] == 7
+
+
+def test_missing_module_names_what_the_kernel_has(monkeypatch, tmp_path):
+    done, _ = _run("import surely_not_a_module_xyz\n", monkeypatch, tmp_path)
+    msg = done["error"]["message"]
+    assert msg.startswith("No module named 'surely_not_a_module_xyz'. ")
+    assert "numpy" in msg and "matplotlib" in msg and "jax (didax)" not in msg.split("has")[0]
+    assert "standard library" in msg
+    hint = missing_module_hint("didax.experimental.pallas")
+    assert "has no module jax.experimental.pallas" in hint
+
+
+def test_plots_show_in_order_with_text_and_open_figures_at_the_end(monkeypatch, tmp_path):
+    code = (
+        "import matplotlib.pyplot as plt\n"
+        "import numpy as np\n"
+        "x = np.linspace(-3, 3, 50)\n"
+        "plt.plot(x, np.sin(x)); plt.title('sine')\n"
+        "print('before')\n"
+        "plt.show()\n"
+        "print('after')\n"
+        "plt.figure(); plt.scatter(np.arange(20000) % 97, np.arange(20000) % 89)\n"
+    )
+    done, events = _run(code, monkeypatch, tmp_path)
+    assert done["ok"], done["error"]
+    kinds = [e.get("text", e["type"]) for e in events]
+    assert kinds == ["before\n", "display", "after\n", "display"]
+    svg, png = events[1], events[3]
+    assert svg["mime"] == "image/svg+xml" and svg["data"].lstrip().startswith("<?xml")
+    assert svg["alt"] == "Figure 1: sine" and (svg["width"], svg["height"]) == (614, 461)
+    assert png["mime"] == "image/png"  # a dense scatter is too large as SVG
+    assert base64.b64decode(png["data"])[:8] == b"\x89PNG\r\n\x1a\n"
+    assert len(png["data"]) <= MAX_IMAGE_CHARS
+    assert os.environ["MPLCONFIGDIR"].startswith(str(tmp_path))
+
+
+def test_figure_count_is_bounded(monkeypatch, tmp_path):
+    code = (
+        "import matplotlib.pyplot as plt\n"
+        f"for i in range({MAX_FIGURES + 3}):\n"
+        "    plt.figure(); plt.plot([0, i]); plt.show()\n"
+    )
+    done, events = _run(code, monkeypatch, tmp_path)
+    assert done["ok"]
+    assert sum(e["type"] == "display" for e in events) == MAX_FIGURES
+    notes = [e["text"] for e in events if e["type"] == "stream"]
+    assert notes == [f"[plot] more figures were not shown: a run shows at most {MAX_FIGURES}\n"]

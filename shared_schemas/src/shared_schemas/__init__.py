@@ -15,10 +15,13 @@ from shared_schemas.http import (
     ShareView,
 )
 from shared_schemas.messages import (
+    MAX_DISPLAY_DATA,
+    MAX_DISPLAYS_PER_RUN,
     CancelRequest,
     CardUpdate,
     ClientEnvelope,
     ClientMessage,
+    Display,
     EngineInfo,
     ErrorCode,
     ErrorMessage,

@@ -168,6 +168,27 @@ class TraceCardMessage(WireModel):
     card: TraceCard
 
 
+MAX_DISPLAYS_PER_RUN = 16
+MAX_DISPLAY_DATA = 1 << 20
+
+
+class Display(WireModel):
+    """A figure the program showed (matplotlib's `plt.show()`, or a figure still open when the
+    run ends), in program order with the run's `stream` chunks. `data` is base64 for
+    `image/png` and the SVG text for `image/svg+xml` (shown as an image, never inlined);
+    `width`/`height` are its size in CSS pixels, `alt` a text alternative (titles, axis
+    labels). A run sends at most `MAX_DISPLAYS_PER_RUN`, each with `data` of at most
+    `MAX_DISPLAY_DATA` characters."""
+
+    type: Literal["display"]
+    run_id: MessageId
+    mime: Literal["image/png", "image/svg+xml"]
+    data: str = Field(max_length=MAX_DISPLAY_DATA)
+    width: int = Field(ge=1, le=10000)
+    height: int = Field(ge=1, le=10000)
+    alt: str = Field(max_length=300)
+
+
 class CardUpdate(WireModel):
     """A card already sent was called again with the same argument types: its call count."""
 
@@ -198,7 +219,8 @@ class RunError(WireModel):
 
 
 class RunReply(WireModel):
-    """The last message of every accepted run."""
+    """The last message of every accepted run. `output_truncated`: stdout+stderr went over
+    `limits.max_output_bytes`; the first part was kept and the rest dropped."""
 
     type: Literal["run_reply"]
     run_id: MessageId
@@ -206,6 +228,7 @@ class RunReply(WireModel):
     duration_ms: float
     n_cards: int
     error: RunError | None
+    output_truncated: bool = False
 
 
 class ErrorMessage(WireModel):
@@ -224,7 +247,15 @@ class Pong(WireModel):
 
 
 ServerMessage = Annotated[
-    Welcome | Status | Stream | TraceCardMessage | CardUpdate | RunReply | ErrorMessage | Pong,
+    Welcome
+    | Status
+    | Stream
+    | TraceCardMessage
+    | CardUpdate
+    | RunReply
+    | ErrorMessage
+    | Pong
+    | Display,
     Field(discriminator="type"),
 ]
 
