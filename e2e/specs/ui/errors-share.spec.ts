@@ -46,14 +46,14 @@ test('with the share store down, Share makes a #code= link that opens in a fresh
   await ctx.close();
 });
 
-test('cancel sends cancel_request and ends the run as cancelled', async ({
+test('Stop sends cancel_request and ends the run as cancelled', async ({
   playground: pg,
   page,
 }) => {
   const kernel = await MockKernel.install(page, { run: () => ({ hang: true }) });
   await pg.open();
   await pg.run.click();
-  await page.getByTestId('cancel').click();
+  await page.getByTestId('stop').click();
   await expect(pg.status).toHaveAttribute('data-state', 'cancelled');
   expect(kernel.runs).toHaveLength(1);
 });

@@ -29,7 +29,7 @@ export function createCommands(ws: Workspace): Command[] {
   return [
     {
       id: 'run',
-      label: 'Run',
+      label: 'Run (during a run: restart it)',
       group: 'Run',
       keys: ['Mod-Enter'],
       global: true,
@@ -38,7 +38,7 @@ export function createCommands(ws: Workspace): Command[] {
     },
     {
       id: 'cancel',
-      label: 'Cancel run',
+      label: 'Stop the run',
       group: 'Run',
       keys: ['Mod-Shift-Enter'],
       global: true,

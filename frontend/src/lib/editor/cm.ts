@@ -231,6 +231,17 @@ export class PythonEditor {
     this.view.dispatch({ effects: EditorView.scrollIntoView(pos, { y: 'nearest' }) });
   }
 
+  /** Put the cursor at the start of a line, scroll to it and focus the editor. */
+  moveTo(line: number) {
+    if (line < 1 || line > this.view.state.doc.lines) return;
+    const pos = this.view.state.doc.line(line).from;
+    this.view.dispatch({
+      selection: { anchor: pos },
+      effects: EditorView.scrollIntoView(pos, { y: 'center' }),
+    });
+    this.view.focus();
+  }
+
   focus() {
     this.view.focus();
   }

@@ -10,6 +10,7 @@ export type {
   CancelRequest,
   CardKind,
   CardUpdate,
+  Display,
   ClientEnvelope,
   ClientMessage,
   Contribution,

@@ -5,6 +5,7 @@
  * Error with a message fit for the page.
  */
 import type { Example, ExampleSummary, SharedProgram, ShareView } from '../protocol/types';
+import { ShareError } from './errors';
 
 export type ExampleInfo = ExampleSummary;
 export interface Share {
@@ -76,16 +77,28 @@ function asView(x: unknown): ShareView | null {
   };
 }
 
+/** A stored share; failures are ShareErrors (not_found, unreachable, server). */
 export async function loadShare(
   id: string,
 ): Promise<
   Pick<SharedProgram, 'code'> & { settings: Record<string, unknown>; view: ShareView | null }
 > {
-  const data = (await json(await fetch(`/api/share/${encodeURIComponent(id)}`))) as Record<
-    string,
-    unknown
-  >;
-  if (typeof data.code !== 'string') throw new Error('shared program has no code');
+  let res: Response;
+  try {
+    res = await fetch(`/api/share/${encodeURIComponent(id)}`);
+  } catch (err) {
+    throw new ShareError('unreachable', String(err));
+  }
+  if (res.status === 404 || res.status === 400 || res.status === 422) {
+    throw new ShareError('not_found', `share ${id}: HTTP ${res.status}`);
+  }
+  let data: Record<string, unknown>;
+  try {
+    data = (await json(res)) as Record<string, unknown>;
+  } catch (err) {
+    throw new ShareError('server', String(err));
+  }
+  if (typeof data?.code !== 'string') throw new ShareError('server', 'shared program has no code');
   const code = data.code;
   const settings =
     data.settings && typeof data.settings === 'object'

@@ -6,6 +6,8 @@
  * "card 2, backward step 7", which no other playground can share.
  */
 
+import { ShareError } from './errors';
+
 export interface ViewState {
   card?: number;
   step?: number;
@@ -104,13 +106,23 @@ export function parseLocation(
   return { shareId: fromPath ?? q.get('s'), code: null, codeToken: h.get('code'), view };
 }
 
-/** Full decode of a location, including decompressing an inline `#code=`. */
+/**
+ * Full decode of a location, including decompressing an inline `#code=`. A token that is not
+ * base64url, not deflate or not UTF-8 (a link cut short in copying) is a ShareError 'garbled'.
+ */
 export async function readLocation(
   pathname: string,
   search: string,
   hash: string,
 ): Promise<LinkTarget> {
   const t = parseLocation(pathname, search, hash);
-  const code = t.codeToken ? await decompressCode(t.codeToken) : null;
+  let code: string | null = null;
+  if (t.codeToken !== null) {
+    try {
+      code = await decompressCode(t.codeToken);
+    } catch (err) {
+      throw new ShareError('garbled', String(err instanceof Error ? err.message : err));
+    }
+  }
   return { shareId: t.shareId, code, view: t.view };
 }

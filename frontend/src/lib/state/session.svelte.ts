@@ -1,7 +1,12 @@
 /**
- * One editing session: the code, run settings, and what the current run has produced so far
- * (status, streamed output, trace cards in program order, the final reply). Messages are routed
- * here by `parent_id`, so frames of an older, cancelled run can never leak into the current one.
+ * One editing session: the code, run settings, and the last few runs (run.svelte.ts), each with
+ * what it produced. Messages are routed to their run by `run_id` / `parent_id`, so frames of an
+ * older run can never leak into a newer one, and no result is dropped: running again while a
+ * run is going stops that run first (its output and cards stay, marked cancelled) and sends the
+ * new run once the server has answered the old one (the server runs one program at a time).
+ *
+ * `viewed` is the run whose cards the graph, jaxpr and stages show: the newest run once it has
+ * a card or has finished, so a restart does not blank the panes while the new run starts.
  */
 import type { Connection } from '../protocol/socket.svelte';
 import type {
@@ -9,15 +14,10 @@ import type {
   FullRunSettings,
   RunError,
   RunReply,
-  RunState,
   ServerEnvelope,
   TraceCard,
 } from '../protocol/types';
-
-export interface OutputChunk {
-  name: 'stdout' | 'stderr';
-  text: string;
-}
+import { Run, type OutputItem, type RunPhase } from './run.svelte';
 
 export const DEFAULT_SETTINGS: FullRunSettings = {
   enable_x64: false,
@@ -27,122 +27,206 @@ export const DEFAULT_SETTINGS: FullRunSettings = {
   loop_iterations: 64,
 };
 
+/** Runs kept for the run log (older finished ones are dropped). */
+export const MAX_RUNS = 5;
+
+/** Number inputs can be emptied or typed out of range: send what the schema accepts. */
+export function sanitized(s: FullRunSettings): FullRunSettings {
+  const n = Math.round(Number(s.loop_iterations));
+  const loop_iterations = Number.isFinite(n) ? Math.min(1024, Math.max(1, n)) : 64;
+  const t = Number(s.timeout_s);
+  const timeout_s = Number.isFinite(t) && t > 0 ? Math.min(600, t) : DEFAULT_SETTINGS.timeout_s;
+  return { ...s, loop_iterations, timeout_s };
+}
+
 export class Session {
   code = $state('');
   settings = $state<FullRunSettings>({ ...DEFAULT_SETTINGS });
-  runId = $state<string | null>(null);
-  runState = $state<RunState | 'idle' | 'sending'>('idle');
-  statusDetail = $state<string | null>(null);
-  elapsedMs = $state(0);
-  cards = $state.raw<TraceCard[]>([]);
-  output = $state.raw<OutputChunk[]>([]);
-  reply = $state.raw<RunReply | null>(null);
-  /** A server `error` message or a local problem (not connected, connection lost). */
-  problem = $state<string | null>(null);
+  /** Oldest first; the last one is the current run. */
+  runs = $state.raw<Run[]>([]);
+  viewedSeq = $state<number | null>(null);
   /** Bumped on every new run so views can reset (selection, player). */
   generation = $state(0);
 
+  /** A card arrived for the viewed run. */
   onCard: (card: TraceCard) => void = () => {};
-  onFinished: (reply: RunReply) => void = () => {};
+  /** The viewed run changed (a new run's first card or end, or the person picked a run). */
+  onView: (run: Run) => void = () => {};
+  /** The current run finished. */
+  onFinished: (reply: RunReply | null) => void = () => {};
+
+  #seq = 0;
 
   constructor(private conn: Connection) {}
 
+  get current(): Run | null {
+    return this.runs[this.runs.length - 1] ?? null;
+  }
+
+  get viewed(): Run | null {
+    return this.runs.find((r) => r.seq === this.viewedSeq) ?? null;
+  }
+
   get running(): boolean {
-    return this.runId !== null && this.reply === null && this.problem === null;
+    const r = this.current;
+    return !!r && !r.finished;
   }
 
+  // The current run's fields, as the panes read them.
+  get runId(): string | null {
+    return this.current?.id ?? null;
+  }
+  get runState(): RunPhase | 'idle' {
+    return this.current?.state ?? 'idle';
+  }
+  get output(): OutputItem[] {
+    return this.current?.output ?? [];
+  }
+  get reply(): RunReply | null {
+    return this.current?.reply ?? null;
+  }
+  get problem(): string | null {
+    return this.current?.problem ?? null;
+  }
   get error(): RunError | null {
-    return this.reply?.error ?? null;
+    return this.current?.error ?? null;
+  }
+  /** The viewed run's cards. */
+  get cards(): TraceCard[] {
+    return this.viewed?.cards ?? [];
   }
 
+  /** How many times the program called the card's function with these argument types. */
+  callCount(card: TraceCard): number {
+    const counts = this.runs.find((r) => r.cards.some((c) => c.card_id === card.card_id));
+    return counts?.callCounts.get(card.card_id) ?? card.call_count ?? 1;
+  }
+
+  /**
+   * Run the editor's code. A run still going is stopped first and kept; the new one is sent when
+   * the server has answered the stop. False when it could not be sent (not connected).
+   */
   run(): boolean {
-    if (this.running) this.cancel();
-    const id = this.conn.nextId();
-    const sent = this.conn.send(
-      { type: 'run_request', code: this.code, settings: $state.snapshot(this.settings) },
-      id,
-    );
+    const active = this.runs.filter((r) => !r.finished);
+    const run = new Run(++this.#seq, this.code, sanitized($state.snapshot(this.settings)));
     this.generation += 1;
-    this.cards = [];
-    this.output = [];
-    this.reply = null;
-    this.statusDetail = null;
-    this.elapsedMs = 0;
-    if (sent === null) {
-      this.runId = null;
-      this.runState = 'idle';
-      this.problem = 'Not connected to the kernel server — the run was not sent.';
-      return false;
+    this.#keep(run);
+    for (const r of active) {
+      if (r.id === null) r.abandon('Replaced by a newer run before it started.');
+      else this.#stop(r);
     }
-    this.problem = null;
-    this.runId = id;
-    this.runState = 'sending';
-    return true;
+    return this.#inFlight() ? true : this.#send(run);
   }
 
+  /** Stop the current run (its output and cards so far stay, marked cancelled). */
   cancel() {
-    if (!this.runId || this.reply) return;
-    this.conn.send({ type: 'cancel_request', run_id: this.runId });
+    const r = this.current;
+    if (!r || r.finished) return;
+    if (r.id === null) r.abandon('Stopped before it started.');
+    else this.#stop(r);
   }
 
-  /** The connection dropped: a run in flight will never be answered. */
+  view(run: Run) {
+    if (this.viewedSeq === run.seq) return;
+    this.viewedSeq = run.seq;
+    this.onView(run);
+  }
+
+  /** The connection dropped: runs in flight will never be answered. */
   connectionLost() {
-    if (this.running) {
-      this.problem = 'The connection to the server was lost during the run.';
-      this.runState = 'error';
+    for (const r of this.runs) {
+      if (r.finished) continue;
+      r.fail(
+        r.id === null
+          ? 'Not sent: the connection to the server was lost.'
+          : 'The connection to the server was lost during the run.',
+      );
     }
   }
 
   handle(env: ServerEnvelope) {
     const m = env.msg;
     if (m.type === 'error') {
-      if (env.parent_id === null || env.parent_id === this.runId) this.#serverError(m);
+      const run = env.parent_id === null ? this.current : this.#byId(env.parent_id);
+      if (run) this.#serverError(run, m);
       return;
     }
-    if (!('run_id' in m) || m.run_id !== this.runId) return;
-    switch (m.type) {
-      case 'status':
-        this.runState = m.state;
-        this.statusDetail = m.detail;
-        this.elapsedMs = m.elapsed_ms;
-        break;
-      case 'stream':
-        this.#append(m.name, m.text);
-        break;
-      case 'trace_card':
-        this.cards = [...this.cards, m.card];
-        this.onCard(m.card);
-        break;
-      case 'card_update':
-        // The same function was called again with the same argument types: one card, counted.
-        this.cards = this.cards.map((c) =>
-          c.card_id === m.card_id ? { ...c, call_count: m.call_count } : c,
-        );
-        break;
-      case 'run_reply':
-        this.reply = m;
-        this.elapsedMs = m.duration_ms;
-        if (m.ok) this.runState = 'done';
-        else if (m.error?.kind === 'timeout') this.runState = 'timeout';
-        else if (m.error?.kind === 'cancelled') this.runState = 'cancelled';
-        else this.runState = 'error';
-        this.onFinished(m);
-        break;
+    if (!('run_id' in m)) return;
+    const run = this.#byId(m.run_id);
+    if (!run) return;
+    run.handle(m);
+    if (m.type === 'trace_card') {
+      if (run === this.current && run.cards.length === 1) this.view(run);
+      if (run === this.viewed) this.onCard(m.card);
+    } else if (m.type === 'run_reply') {
+      this.#finished(run);
     }
   }
 
-  #append(name: OutputChunk['name'], text: string) {
-    const last = this.output[this.output.length - 1];
-    // Merge consecutive chunks of one stream so a chatty loop stays one DOM node.
-    if (last && last.name === name) {
-      this.output = [...this.output.slice(0, -1), { name, text: last.text + text }];
-    } else {
-      this.output = [...this.output, { name, text }];
-    }
+  #byId(id: string): Run | null {
+    return this.runs.find((r) => r.id === id) ?? null;
   }
 
-  #serverError(m: ErrorMessage) {
-    this.problem = `${m.code}: ${m.message}`;
-    if (this.running || this.runState === 'sending') this.runState = 'error';
+  #keep(run: Run) {
+    const runs = [...this.runs, run];
+    while (runs.length > MAX_RUNS && runs[0].finished) runs.shift();
+    this.runs = runs;
+    if (this.viewed === null && this.viewedSeq !== null) this.viewedSeq = null;
+  }
+
+  #send(run: Run): boolean {
+    const id = this.conn.nextId();
+    const sent = this.conn.send(
+      { type: 'run_request', code: run.code, settings: run.settings },
+      id,
+    );
+    if (sent === null) {
+      run.fail('Not connected to the kernel server — the run was not sent.');
+      this.#finished(run);
+      return false;
+    }
+    run.id = id;
+    run.state = 'sending';
+    return true;
+  }
+
+  #stop(run: Run) {
+    if (run.stopRequested || run.id === null) return;
+    run.stopRequested = true;
+    this.conn.send({ type: 'cancel_request', run_id: run.id });
+  }
+
+  /** A run that was sent and has not been answered yet. */
+  #inFlight(): boolean {
+    return this.runs.some((r) => r.id !== null && !r.finished);
+  }
+
+  #finished(run: Run) {
+    if (run === this.current) {
+      if (this.viewed !== run && (run.cards.length > 0 || !this.viewed?.cards.length)) {
+        this.view(run);
+      }
+      this.onFinished(run.reply);
+      return;
+    }
+    // A stopped run was answered: send the run that waited for it.
+    const next = this.current;
+    if (next && next.id === null && !next.finished && !this.#inFlight()) this.#send(next);
+  }
+
+  #serverError(run: Run, m: ErrorMessage) {
+    if (m.code === 'invalid_card') {
+      // The card is dropped and the run goes on: say so in its output, in order.
+      run.handle({
+        type: 'stream',
+        run_id: run.id ?? '',
+        name: 'stderr',
+        text: `[a trace card was dropped: ${m.detail ?? m.message}]\n`,
+      });
+      return;
+    }
+    if (run.finished) return;
+    run.fail(`${m.code}: ${m.message}`);
+    this.#finished(run);
   }
 }

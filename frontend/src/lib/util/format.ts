@@ -50,3 +50,11 @@ export function describe(v: ValueSummary): string {
   lines.push(previewText(v));
   return lines.join('\n');
 }
+
+/** A byte count as people say it: "1 MiB", "640 KiB", "512 bytes". */
+export function bytesText(n: number): string {
+  if (n >= 1 << 20 && n % (1 << 20) === 0) return `${n / (1 << 20)} MiB`;
+  if (n >= 1 << 20) return `${(n / (1 << 20)).toFixed(1)} MiB`;
+  if (n >= 1024) return `${Math.round(n / 1024)} KiB`;
+  return `${n} bytes`;
+}

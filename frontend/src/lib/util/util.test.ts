@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ValueSummary } from '../protocol/types';
 import { backoffDelay } from './backoff';
-import { badge, describe as describeValue, nonFiniteText, num } from './format';
+import { badge, bytesText, describe as describeValue, nonFiniteText, num } from './format';
 
 describe('backoffDelay', () => {
   it('doubles from base to max with equal jitter', () => {
@@ -45,5 +45,14 @@ describe('value formatting', () => {
     expect(nonFiniteText(v({}))).toBe('');
     expect(nonFiniteText(v({ nan_count: 2, inf_count: 1 }))).toBe('NaN×2 Inf×1');
     expect(describeValue(v({ truncated: true }))).toContain('[-1, 0.5, 2, …]');
+  });
+});
+
+describe('bytesText', () => {
+  it('says sizes the way limits are stated', () => {
+    expect(bytesText(1 << 20)).toBe('1 MiB');
+    expect(bytesText(3 << 19)).toBe('1.5 MiB');
+    expect(bytesText(640 * 1024)).toBe('640 KiB');
+    expect(bytesText(100)).toBe('100 bytes');
   });
 });
