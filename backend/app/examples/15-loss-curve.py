@@ -22,7 +22,7 @@ def step(params, x, y):
 
 params = (jnp.array(0.0), jnp.array(0.0))
 losses = []
-for _ in range(40):
+for _ in range(30):
     params, value = step(params, xs, ys)
     losses.append(float(value))
 
