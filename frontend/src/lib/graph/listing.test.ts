@@ -20,6 +20,17 @@ describe('Python-name listing', () => {
     expect(rows.at(-1)).toMatch(/^ {2}in \(value, /);
   });
 
+  it('never shows an unnamed value under a Python name', () => {
+    const { card } = syntheticProgram({ layers: 1 });
+    const names = pythonNames(card.jaxpr);
+    // Give an unnamed intermediate a jaxpr name that is also a Python name in the card.
+    const unnamed = card.jaxpr.eqns.find((e) => !e.outvars[0].user_name)!;
+    unnamed.outvars[0] = { ...unnamed.outvars[0], name: 'q' };
+    const l = pythonListing(card.jaxpr, names);
+    const row = l.text.split('\n')[l.lineEqns.indexOf(unnamed.id)];
+    expect(row).toMatch(/^ {4}_q:f32\[8,16\] = /);
+  });
+
   it('writes sub-jaxprs inline, their rows mapped to their own equations', () => {
     const card = syntheticCard({ eqns: 6, nested: 3 });
     const l = pythonListing(card.jaxpr, new Map());

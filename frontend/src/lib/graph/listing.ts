@@ -16,16 +16,28 @@ export interface Listing {
 class Writer {
   rows: string[] = [];
   eqns: (string | null)[] = [];
+  /** Python names in use: an unnamed value whose jaxpr name is one of them reads `_h`. */
+  private taken: Set<string>;
 
-  constructor(private names: Map<string, string>) {}
+  constructor(private names: Map<string, string>) {
+    this.taken = new Set(names.values());
+  }
+
+  var(v: VarData): string {
+    const py = this.names.get(v.id);
+    if (py) return py;
+    let n = v.name;
+    while (this.taken.has(n)) n = `_${n}`;
+    return n;
+  }
 
   name(a: Atom): string {
     if (isLiteral(a)) return `${a.value}:${a.aval.short}`;
-    return this.names.get(a.id) ?? a.name;
+    return this.var(a);
   }
 
   binder(v: VarData): string {
-    return `${this.names.get(v.id) ?? v.name}:${v.aval.short}`;
+    return `${this.var(v)}:${v.aval.short}`;
   }
 
   push(row: string, eqn: string | null) {

@@ -14,6 +14,8 @@ export interface SceneBox extends Rect {
 
 export interface SceneEdge extends EdgeRoute {
   edge: VEdge;
+  /** False when the label would overlap a box or an earlier label (it is then not drawn). */
+  showLabel: boolean;
 }
 
 export interface Scene {
@@ -94,7 +96,7 @@ export function compose(
     for (const [id, route] of Object.entries(l.edges)) {
       const edge = edgeById.get(id);
       if (!edge) continue;
-      const se: SceneEdge = { ...shift(route, dx, dy), edge };
+      const se: SceneEdge = { ...shift(route, dx, dy), edge, showLabel: true };
       scene.edges.push(se);
       for (const v of edge.varIds)
         scene.edgesByVar.set(v, [...(scene.edgesByVar.get(v) ?? []), se]);
@@ -102,5 +104,44 @@ export function compose(
   };
   place(root, 0, 0, 0);
   scene.frames.sort((a, b) => a.depth - b.depth);
+  declutterLabels(scene, vg);
   return scene;
+}
+
+/** Edge label font (scene units) and monospace advance, as GraphEdges draws them. */
+const LABEL_PX = 11;
+const ADVANCE = 0.61;
+
+function overlap(a: Rect, b: Rect): boolean {
+  return a.x < b.x + b.width && b.x < a.x + a.width && a.y < b.y + b.height && b.y < a.y + a.height;
+}
+
+/**
+ * Drop edge labels that would sit on a box or on another label of their level: fewer, legible
+ * labels (the shapes are on the boxes too).
+ */
+export function declutterLabels(scene: Scene, vg: VisibleGraph) {
+  const byLevel = new Map<string, SceneEdge[]>();
+  for (const e of scene.edges) byLevel.set(e.edge.level, [...(byLevel.get(e.edge.level) ?? []), e]);
+  for (const [level, edges] of byLevel) {
+    const boxes = (vg.levels.get(level)?.boxes ?? [])
+      .map((id) => scene.byId.get(id)!)
+      .filter(Boolean);
+    declutterLevel(edges, boxes);
+  }
+}
+
+function declutterLevel(edges: SceneEdge[], boxes: Rect[]) {
+  const placed: Rect[] = [];
+  for (const e of edges) {
+    const r = {
+      x: e.label.x + 4,
+      y: e.label.y - 3 - LABEL_PX,
+      width: e.edge.label.length * LABEL_PX * ADVANCE,
+      height: LABEL_PX + 2,
+    };
+    const hit = placed.some((p) => overlap(p, r)) || boxes.some((b) => overlap(b, r));
+    e.showLabel = !hit;
+    if (!hit) placed.push(r);
+  }
 }
