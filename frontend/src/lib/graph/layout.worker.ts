@@ -44,6 +44,14 @@ async function layoutAll(jobs: LevelJob[]) {
   return { layouts: out, computed };
 }
 
+function fits(root: LevelLayout, f: NonNullable<LayoutRequest['fit']>): boolean {
+  const k = Math.min(
+    (f.width - 2 * f.margin) / root.width,
+    (f.height - 2 * f.margin) / root.height,
+  );
+  return k >= f.k;
+}
+
 const warm = (async () => {
   const t0 = performance.now();
   for (const n of [20, 40, 20, 60])
@@ -53,7 +61,7 @@ const warm = (async () => {
 })();
 
 self.onmessage = async (ev: MessageEvent<LayoutRequest>) => {
-  const { id, sets } = ev.data;
+  const { id, sets, fit } = ev.data;
   await warm;
   const t0 = performance.now();
   try {
@@ -63,6 +71,8 @@ self.onmessage = async (ev: MessageEvent<LayoutRequest>) => {
       const out = await layoutAll(jobs);
       layouts.push(out.layouts);
       computed += out.computed;
+      const root = out.layouts[jobs[jobs.length - 1]?.id ?? ''];
+      if (fit && root && !fits(root, fit)) break;
     }
     const reply: LayoutResponse = { id, ok: true, layouts, computed, ms: performance.now() - t0 };
     self.postMessage(reply);

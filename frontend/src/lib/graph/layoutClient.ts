@@ -60,10 +60,10 @@ export class LayoutClient {
     this.ensure();
   }
 
-  layout(sets: LevelJob[][]): Promise<LayoutOutcome> {
+  layout(sets: LevelJob[][], fit?: LayoutRequest['fit']): Promise<LayoutOutcome> {
     const id = ++this.seq;
     // Jobs are built fresh from plain card data (never rune proxies), so they clone.
-    const req: LayoutRequest = { id, sets };
+    const req: LayoutRequest = fit ? { id, sets, fit } : { id, sets };
     return new Promise((resolve, reject) => {
       this.pending.set(id, { resolve, reject, t0: performance.now() });
       this.ensure().postMessage(req);

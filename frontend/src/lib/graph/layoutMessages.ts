@@ -9,6 +9,11 @@ import type { LevelJob, LevelLayout } from './elk';
 export interface LayoutRequest {
   id: number;
   sets: LevelJob[][];
+  /**
+   * The sets are candidate overviews, smallest first: stop after the first whose root level
+   * does not fit a width × height pane at zoom `k` (the rest would not fit either).
+   */
+  fit?: { width: number; height: number; k: number; margin: number };
 }
 export type LayoutResponse =
   | {

@@ -79,9 +79,14 @@ function groupDetail(n: HNode): string {
 function groupIo(h: Hierarchy, shortOf: (varId: string) => string) {
   const ins = new Map<string, Set<string>>();
   const outs = new Map<string, Set<string>>();
+  const chains = new Map<string, string[]>();
   const chain = (id: string) => {
-    const out = [id];
-    for (let p = h.nodes.get(id)!.parent; p; p = h.nodes.get(p)!.parent) out.push(p);
+    let out = chains.get(id);
+    if (!out) {
+      out = [id];
+      for (let p = h.nodes.get(id)!.parent; p; p = h.nodes.get(p)!.parent) out.push(p);
+      chains.set(id, out);
+    }
     return out;
   };
   const mark = (m: Map<string, Set<string>>, id: string, v: string) => {
@@ -91,10 +96,12 @@ function groupIo(h: Hierarchy, shortOf: (varId: string) => string) {
   for (const e of h.edges) {
     const src = chain(e.source);
     const tgt = chain(e.target);
-    const inTgt = new Set(tgt);
-    const common = new Set(src.filter((g) => inTgt.has(g)));
-    for (const g of src) if (!common.has(g)) mark(outs, g, e.varId);
-    for (const g of tgt) if (!common.has(g)) mark(ins, g, e.varId);
+    // Both chains end at the root: walk them from the top while they agree.
+    let i = src.length - 1;
+    let j = tgt.length - 1;
+    while (i >= 0 && j >= 0 && src[i] === tgt[j]) (i--, j--);
+    for (let k = 0; k <= i; k++) mark(outs, src[k], e.varId);
+    for (let k = 0; k <= j; k++) mark(ins, tgt[k], e.varId);
   }
   for (const n of h.nodes.values()) {
     if (!isGroup(n) || n.kind === 'args') continue;

@@ -92,10 +92,18 @@ class VBuilder {
     if (isOpen) this.order.push(id);
   }
 
-  chain(id: string): string[] {
-    const out = [id];
-    for (let p = this.h.nodes.get(id)!.parent; p; p = this.h.nodes.get(p)!.parent) out.push(p);
-    return out;
+  private chains = new Map<string, { list: string[]; set: Set<string> }>();
+
+  /** A box and its ancestors, nearest first (memoised: thousands of edges share few boxes). */
+  chain(id: string): { list: string[]; set: Set<string> } {
+    let c = this.chains.get(id);
+    if (!c) {
+      const list = [id];
+      for (let p = this.h.nodes.get(id)!.parent; p; p = this.h.nodes.get(p)!.parent) list.push(p);
+      c = { list, set: new Set(list) };
+      this.chains.set(id, c);
+    }
+    return c;
   }
 
   /**
@@ -145,11 +153,11 @@ class VBuilder {
 
   /** One data edge → a segment on every level between its two ends. */
   route(source: string, target: string, varId: string) {
-    const a = this.chain(this.rep.get(source)!);
-    const b = this.chain(this.rep.get(target)!);
+    const a = this.chain(this.rep.get(source)!).list;
+    const cb = this.chain(this.rep.get(target)!);
+    const b = cb.list;
     if (a[0] === b[0]) return;
-    const inB = new Set(b);
-    const ia = a.findIndex((x) => inB.has(x));
+    const ia = a.findIndex((x) => cb.set.has(x));
     const ib = b.indexOf(a[ia]);
     if (ia <= 0 || ib <= 0) return;
     const [from, to] = [a[ia - 1], b[ib - 1]];

@@ -16,7 +16,7 @@ import { expansionOrder, visibleGraph, type VisibleGraph } from '../graph/visibl
 import { search, type SearchHit } from '../graph/search';
 import type { TraceCard } from '../protocol/types';
 import type { Selection } from './selection.svelte';
-import { Viewport } from './viewport.svelte';
+import { MARGIN, Viewport } from './viewport.svelte';
 import { READABLE_K } from '../graph/lod';
 
 /** Most candidate overviews laid out for a card's first view. */
@@ -215,23 +215,27 @@ export class GraphView {
   }
 
   /**
-   * The expansion sets to lay out: the current one, or for a card's first view its overview and
-   * the overview with its last expansions folded back (at most OVERVIEW_TRIES), so one round
-   * trip can pick the largest overview that fits the pane at a readable zoom.
+   * The expansion sets to lay out: the current one, or for a card's first view its overview
+   * and that overview with its last expansions folded back (at most OVERVIEW_TRIES), smallest
+   * first, so one round trip finds the largest overview that fits the pane at a readable zoom
+   * (the worker stops at the first that does not fit).
    */
   #candidates(cause: GraphTimings['cause']): Set<string>[] {
     const order = this.#overview;
     if (cause !== 'open' || !order.length || !this.viewport.width) return [this.expanded];
-    const sizes = Array.from({ length: order.length + 1 }, (_, k) => order.length - k);
+    const sizes = Array.from({ length: order.length + 1 }, (_, k) => k);
     const picked =
-      sizes.length > OVERVIEW_TRIES ? [...sizes.slice(0, OVERVIEW_TRIES - 1), 0] : sizes;
+      sizes.length > OVERVIEW_TRIES ? [0, ...sizes.slice(-(OVERVIEW_TRIES - 1))] : sizes;
     return picked.map((k) => new Set(order.slice(0, k)));
   }
 
-  /** Index of the first candidate whose scene fits the pane readably (else the last). */
+  /** The last candidate that fits the pane readably (else the smallest). */
   #pick(scenes: Scene[]): number {
-    const i = scenes.findIndex((s) => this.viewport.fitK(s.width, s.height) >= READABLE_K);
-    return i < 0 ? scenes.length - 1 : i;
+    let best = 0;
+    scenes.forEach((s, i) => {
+      if (this.viewport.fitK(s.width, s.height) >= READABLE_K) best = i;
+    });
+    return best;
   }
 
   async #relayout(cause: GraphTimings['cause']) {
@@ -249,10 +253,13 @@ export class GraphView {
     this.error = null;
     try {
       this.#client ??= new LayoutClient();
-      const out = await this.#client.layout(jobs);
+      const vp = this.viewport;
+      const fit = { width: vp.width, height: vp.height, k: READABLE_K, margin: MARGIN };
+      const out = await this.#client.layout(jobs, sets.length > 1 ? fit : undefined);
       if (req !== this.#req) return;
-      const scenes = graphs.map((vg, i) => compose(vg, h.root, out.layouts[i]));
-      const i = sets.length > 1 ? this.#pick(scenes) : 0;
+      // The worker stops after the first candidate that does not fit: only those came back.
+      const scenes = out.layouts.map((l, k) => compose(graphs[k], h.root, l));
+      const i = scenes.length > 1 ? this.#pick(scenes) : 0;
       const vg = graphs[i];
       this.#pending = {
         seq: this.sceneSeq + 1,

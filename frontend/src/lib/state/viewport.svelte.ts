@@ -15,7 +15,7 @@ export interface Transform {
 
 const MIN_K = 0.04;
 const MAX_K = 4;
-const MARGIN = 12;
+export const MARGIN = 12;
 
 export class Viewport {
   transform = $state<Transform>({ x: 0, y: 0, k: 1 });
