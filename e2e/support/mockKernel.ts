@@ -21,6 +21,8 @@ export interface RunScript {
   error?: any;
   /** Never answer the run (to test cancel / lost connections). */
   hang?: boolean;
+  /** Send the output and cards, then never finish (a run stopped midway). */
+  hangAfterOutput?: boolean;
 }
 
 export interface MockOptions {
@@ -110,6 +112,7 @@ export class MockKernel {
     cards.forEach((card, i) =>
       this.send(ws, id, { type: 'trace_card', run_id: id, card: { ...card, index: i } }),
     );
+    if (script.hangAfterOutput) return;
     st(script.error ? 'error' : 'done');
     this.send(ws, id, {
       type: 'run_reply',

@@ -57,3 +57,35 @@ test('Stop sends cancel_request and ends the run as cancelled', async ({
   await expect(pg.status).toHaveAttribute('data-state', 'cancelled');
   expect(kernel.runs).toHaveLength(1);
 });
+
+test('running again mid-run keeps the stopped run and its cards, marked cancelled', async ({
+  playground: pg,
+  page,
+}) => {
+  const card = sample('server.trace_card.grad').msg.card;
+  let n = 0;
+  const kernel = await MockKernel.install(page, {
+    run: () =>
+      ++n === 1
+        ? { cards: [card], stdout: 'first\n', hangAfterOutput: true }
+        : { stdout: 'second\n' },
+  });
+  await pg.open();
+  await pg.run.click();
+  await expect(pg.cards).toHaveCount(1);
+  await page.getByTestId('stop').click();
+  await expect(pg.status).toHaveAttribute('data-state', 'cancelled');
+  // The stopped run's card stays in view, marked as cancelled.
+  await expect(page.getByTestId('card-cancelled')).toHaveCount(1);
+  await expect(page.getByTestId('cards-from')).toContainText('cancelled');
+  await pg.run.click();
+  await expect(pg.status).toHaveAttribute('data-state', 'done');
+  expect(kernel.runs).toHaveLength(2);
+  const entries = page.getByTestId('run-entry');
+  await expect(entries).toHaveCount(2);
+  await expect(entries.first()).toContainText('first');
+  await expect(entries.first()).toHaveAttribute('data-state', 'cancelled');
+  // The new run made no card: the last cards stay, and say where they come from.
+  await expect(pg.cards).toHaveCount(1);
+  await expect(page.getByTestId('cards-from')).toContainText('run 1 · cancelled');
+});
