@@ -1,21 +1,33 @@
 /**
  * Animation player over a card's recorded timeline: play, pause, step, scrub, speed. It holds
- * only the step index and transport state; what is lit at a step comes from timeline.ts. Time
- * comes from an injectable Clock so tests drive it frame by frame.
+ * the step index, transport state and `progress` (0..1), how far the current step's motion
+ * (a cotangent travelling along its edge) has got. One requestAnimationFrame loop drives both
+ * playing and that motion; with prefers-reduced-motion a step lands at once (progress 1).
+ * What is lit at a step comes from timeline.ts. Time comes from an injectable Clock so tests
+ * drive it frame by frame.
  */
 import { realClock, type Clock } from './clock';
 import { FrameStats } from './frameStats';
 
-/** Steps per second at speed 1. */
-export const BASE_RATE = 4;
+/** Steps per second at speed 1: slow enough to follow one contribution at a time. */
+export const BASE_RATE = 2;
 export const SPEEDS = [0.25, 0.5, 1, 2, 4, 8] as const;
+/** Longest a step's motion lasts (while paused, or when playing slowly). */
+export const MOTION_MS = 600;
+
+function prefersReducedMotion(): boolean {
+  return typeof matchMedia === 'function' && matchMedia('(prefers-reduced-motion: reduce)').matches;
+}
 
 export class Player {
   step = $state(-1);
   length = $state(0);
   playing = $state(false);
   speed = $state(1);
-  /** Frame-to-frame intervals while playing, and work done inside each frame. */
+  /** 0..1: progress of the current step's motion (1 = at rest). */
+  progress = $state(1);
+  reducedMotion = $state(prefersReducedMotion());
+  /** Frame-to-frame intervals while the loop runs, and work done inside each frame. */
   readonly intervals = new FrameStats();
   readonly work = new FrameStats();
 
@@ -23,6 +35,7 @@ export class Player {
   #handle: number | null = null;
   #last = 0;
   #acc = 0;
+  #stepAt = 0;
   /** Called inside each frame after the step changes; lets the view measure its own work. */
   onFrame: (() => void) | null = null;
 
@@ -37,34 +50,41 @@ export class Player {
   setClock(clock: Clock) {
     const was = this.playing;
     this.pause();
+    this.#stop();
     this.#clock = clock;
+    this.progress = 1;
     if (was) this.play();
   }
 
   /** Point the player at a new timeline; `at` chooses the starting step (default: nothing lit). */
   load(length: number, at = -1) {
     this.pause();
+    this.#stop();
     this.length = length;
     this.step = Math.max(-1, Math.min(at, length - 1));
+    this.progress = 1;
   }
 
   get atEnd(): boolean {
     return this.step >= this.length - 1;
   }
 
+  /** Milliseconds one step's motion takes at the current speed. */
+  get motionMs(): number {
+    if (this.reducedMotion) return 0;
+    return this.playing ? Math.min(MOTION_MS, 1000 / (BASE_RATE * this.speed)) : MOTION_MS;
+  }
+
   play() {
     if (this.playing || this.length === 0) return;
     if (this.atEnd) this.step = -1;
     this.playing = true;
-    this.#last = this.#clock.now();
     this.#acc = 0;
-    this.#handle = this.#clock.frame(this.#tick);
+    this.#run();
   }
 
   pause() {
     this.playing = false;
-    if (this.#handle !== null) this.#clock.cancel(this.#handle);
-    this.#handle = null;
   }
 
   toggle() {
@@ -73,7 +93,10 @@ export class Player {
   }
 
   seek(k: number) {
-    this.step = Math.max(-1, Math.min(Math.round(k), this.length - 1));
+    const next = Math.max(-1, Math.min(Math.round(k), this.length - 1));
+    if (next === this.step) return;
+    this.step = next;
+    this.#moved();
   }
 
   stepForward() {
@@ -88,35 +111,62 @@ export class Player {
 
   toStart() {
     this.pause();
-    this.step = -1;
+    this.seek(-1);
   }
 
   toEnd() {
     this.pause();
-    this.step = this.length - 1;
+    this.seek(this.length - 1);
   }
 
   setSpeed(s: number) {
     this.speed = s;
   }
 
-  #tick = (now: number) => {
-    const t0 = performance.now();
-    const dt = now - this.#last;
-    this.#last = now;
-    this.intervals.add(dt);
+  /** The step changed: start its motion (or land at once with reduced motion). */
+  #moved() {
+    this.#stepAt = this.#clock.now();
+    if (this.motionMs <= 0) {
+      this.progress = 1;
+      return;
+    }
+    this.progress = 0;
+    this.#run();
+  }
+
+  #run() {
+    if (this.#handle !== null) return;
+    this.#last = this.#clock.now();
+    this.#handle = this.#clock.frame(this.#tick);
+  }
+
+  #stop() {
+    if (this.#handle !== null) this.#clock.cancel(this.#handle);
+    this.#handle = null;
+  }
+
+  #advance(now: number, dt: number) {
     this.#acc += dt;
     const interval = 1000 / (BASE_RATE * this.speed);
     while (this.#acc >= interval && !this.atEnd) {
       this.#acc -= interval;
       this.step += 1;
+      this.#stepAt = now - this.#acc;
     }
+  }
+
+  #tick = (now: number) => {
+    this.#handle = null;
+    const t0 = performance.now();
+    const dt = now - this.#last;
+    this.#last = now;
+    this.intervals.add(dt);
+    if (this.playing) this.#advance(now, dt);
+    const ms = this.motionMs;
+    this.progress = ms > 0 ? Math.min(1, (now - this.#stepAt) / ms) : 1;
+    if (this.playing && this.atEnd) this.playing = false;
     this.onFrame?.();
     this.work.add(performance.now() - t0);
-    if (this.atEnd) {
-      this.pause();
-      return;
-    }
-    if (this.playing) this.#handle = this.#clock.frame(this.#tick);
+    if (this.playing || this.progress < 1) this.#handle = this.#clock.frame(this.#tick);
   };
 }

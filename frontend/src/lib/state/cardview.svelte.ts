@@ -40,7 +40,7 @@ export class CardView {
     this.vars = $derived(this.card ? indexVars(this.card.jaxpr) : new Map());
     this.eqnsByLine = $derived(byLine(this.eqns));
     this.tracedLines = $derived([...this.eqnsByLine.keys()].sort((a, b) => a - b));
-    this.frame = $derived(this.card ? frameAt(this.card.timeline, player.step) : null);
+    this.frame = $derived(this.card ? frameAt(this.card, player.step) : null);
     this.grads = $derived(this.card ? gradMarks(this.card.cotangents) : new Map());
     this.activeEqns = $derived.by(() => {
       const f = selection.active;
