@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { broadcastCard, fanOutCard, indexingCard, summarize, scalar } from '../testing/flowCards';
-import { forwardText, partialSentence, partialText, reductionText } from './flowText';
+import { cardTitle, forwardText, partialSentence, partialText, reductionText } from './flowText';
 import { backwardStart, frameAt } from './timeline';
 
 describe('partial-sum texts', () => {
@@ -50,5 +50,18 @@ describe('partial-sum texts', () => {
   it('prints tangents beside primal values', () => {
     expect(forwardText(summarize(scalar(1.5)), summarize(scalar(1)))).toBe('1.5, ẋ 1');
     expect(forwardText(summarize(scalar(1.5)), null)).toBe('1.5');
+  });
+});
+
+describe('card titles', () => {
+  it('names the whole composition', () => {
+    expect(cardTitle({ title: 'jit(loss)', fun_name: 'loss', transforms: ['jit', 'grad'] })).toBe(
+      'jit(grad(loss))',
+    );
+    expect(
+      cardTitle({ title: 'jit(grad(loss))', fun_name: 'loss', transforms: ['jit', 'grad'] }),
+    ).toBe('jit(grad(loss))');
+    expect(cardTitle({ title: 'grad(f)', fun_name: 'f', transforms: ['grad'] })).toBe('grad(f)');
+    expect(cardTitle({ title: 'grad(f)', fun_name: 'f' })).toBe('grad(f)');
   });
 });

@@ -102,3 +102,17 @@ export function forwardText(value: ValueSummary, tangent: ValueSummary | null): 
 
 /** A plain number for statistics lines. */
 export { num };
+
+/**
+ * The card's title with its whole composition: the recorder's title when it already names
+ * every transform (`jit(grad(loss))`), else one built from `transforms`, outermost first.
+ */
+export function cardTitle(card: {
+  title: string;
+  fun_name: string;
+  transforms?: string[];
+}): string {
+  const ts = card.transforms ?? [];
+  if (ts.length < 2 || ts.every((t) => card.title.includes(`${t}(`))) return card.title;
+  return ts.reduceRight((inner, t) => `${t}(${inner})`, card.fun_name);
+}
