@@ -144,6 +144,7 @@ declare global {
       layoutWarmMs(): number | null;
       playerStats(): any;
       resetPlayerStats(): void;
+      heatmapsDrawn(): number;
       workspace: any;
     };
   }

@@ -23,6 +23,8 @@ export interface RunScript {
   hang?: boolean;
   /** Send the output and cards, then never finish (a run stopped midway). */
   hangAfterOutput?: boolean;
+  /** card_update messages sent after the cards (repeated calls of a card). */
+  updates?: { card_id: string; call_count: number }[];
 }
 
 export interface MockOptions {
@@ -112,6 +114,8 @@ export class MockKernel {
     cards.forEach((card, i) =>
       this.send(ws, id, { type: 'trace_card', run_id: id, card: { ...card, index: i } }),
     );
+    for (const u of script.updates ?? [])
+      this.send(ws, id, { type: 'card_update', run_id: id, ...u });
     if (script.hangAfterOutput) return;
     st(script.error ? 'error' : 'done');
     this.send(ws, id, {

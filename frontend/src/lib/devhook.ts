@@ -8,6 +8,7 @@ import { ManualClock } from './player/clock';
 import type { Stats } from './player/frameStats';
 import type { GraphTimings } from './state/graphview.svelte';
 import type { Workspace } from './state/workspace.svelte';
+import { heatmapsDrawn } from './values/heatmapImage';
 
 export interface DidaxHook {
   setCode(code: string): void;
@@ -21,6 +22,8 @@ export interface DidaxHook {
   layoutWarmMs(): number | null;
   playerStats(): { intervals: Stats; work: Stats };
   resetPlayerStats(): void;
+  /** How many heatmap images were drawn (each value's is drawn once, then cached). */
+  heatmapsDrawn(): number;
   workspace: Workspace;
 }
 
@@ -55,6 +58,7 @@ export function installHook(ws: Workspace) {
       ws.player.intervals.clear();
       ws.player.work.clear();
     },
+    heatmapsDrawn,
     workspace: ws,
   };
 }

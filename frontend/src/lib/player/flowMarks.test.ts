@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { indexEqns } from '../graph/model';
+import { indexEqns } from '../graph/cardIndex';
 import { broadcastCard, fanOutCard, indexingCard } from '../testing/flowCards';
 import {
   arrowHead,

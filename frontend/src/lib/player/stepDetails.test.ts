@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { indexEqns, indexVars } from '../graph/model';
+import { indexEqns, indexVars } from '../graph/cardIndex';
 import { fanOutCard, jvpCard } from '../testing/flowCards';
 import { stepDetails } from './stepDetails';
 import { backwardStart, frameAt } from './timeline';

@@ -7,6 +7,7 @@
  */
 import { untrack } from 'svelte';
 import { cachedLineMap } from '../linking/linemap';
+import { FlowView } from '../player/flow.svelte';
 import { Player } from '../player/player.svelte';
 import { Connection } from '../protocol/socket.svelte';
 import type { TraceCard } from '../protocol/types';
@@ -43,6 +44,7 @@ export class Workspace {
   readonly graph = new GraphView(this.selection);
   readonly view: CardView;
   readonly keeper = new Keeper();
+  readonly flow: FlowView;
 
   examples = $state.raw<ExampleInfo[]>([]);
   examplesError = $state<string | null>(null);
@@ -61,6 +63,7 @@ export class Workspace {
     this.conn = new Connection(url);
     this.session = new Session(this.conn);
     this.view = new CardView(this.session, this.selection, this.player);
+    this.flow = new FlowView(this.view, this.graph);
     // Before any component mounts: the editor opens on the kept work (not an undoable swap).
     this.#restoreWork();
     this.conn.onMessage = (env) => this.session.handle(env);

@@ -403,7 +403,7 @@ export function indexingCard(): TraceCard {
 export function scanCard(recorded = 4, length = 4): TraceCard {
   const b = new CardBuilder();
   const w0 = 0.5;
-  const xs = [1, 2, 3, 4].slice(0, length);
+  const xs = Array.from({ length }, (_, i) => i + 1);
   const w = b.input('a', S(w0), 'w');
   const x = b.input('b', arr([xs.length], xs), 'xs');
   const carries = [0];

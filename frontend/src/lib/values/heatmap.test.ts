@@ -44,7 +44,7 @@ describe('heatmaps', () => {
 
   it('sizes thumbnails with square cells and describes them', () => {
     expect(thumbSize(4, 3)).toEqual({ w: 48, h: 64 });
-    expect(thumbSize(1, 8)).toEqual({ w: 64, h: 8 });
+    expect(thumbSize(1, 8)).toEqual({ w: 64, h: 10 });
     expect(heatmapLabel(summarize(arr([2, 2], [-1, 0, 1, 2])).heatmap!)).toBe(
       'heatmap 2×2, -1 to 2 (blue negative, red positive)',
     );

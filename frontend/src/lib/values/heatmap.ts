@@ -85,7 +85,12 @@ export function heatmapPixels(d: DecodedHeatmap): Uint8ClampedArray {
 }
 
 /** Display size in CSS pixels: the longer side `max`, cells square, never thinner than `min`. */
-export function thumbSize(rows: number, cols: number, max = 64, min = 6): { w: number; h: number } {
+export function thumbSize(
+  rows: number,
+  cols: number,
+  max = 64,
+  min = 10,
+): { w: number; h: number } {
   const cell = Math.max(1, Math.floor(max / Math.max(rows, cols)));
   return { w: Math.max(min, cols * cell), h: Math.max(min, rows * cell) };
 }
