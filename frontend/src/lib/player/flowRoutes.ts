@@ -11,55 +11,62 @@ import type { Hierarchy } from '../graph/tree';
 import type { VisibleGraph } from '../graph/visible';
 import type { Point, RouteOf } from './flowMarks';
 
-const byIdMemo = new WeakMap<Scene, Map<string, SceneEdge>>();
-
-function edgesById(scene: Scene): Map<string, SceneEdge> {
-  let m = byIdMemo.get(scene);
-  if (!m) byIdMemo.set(scene, (m = new Map(scene.edges.map((e) => [e.edge.id, e]))));
-  return m;
-}
-
 function chain(h: Hierarchy, id: string): string[] {
   const out = [id];
   for (let p = h.nodes.get(id)?.parent; p; p = h.nodes.get(p)?.parent) out.push(p);
   return out;
 }
 
-/** Segment keys (level|source|target) of one use, in the direction of the data. */
-export function segmentKeys(h: Hierarchy, vg: VisibleGraph, src: string, dst: string, v: string) {
-  const ra = vg.rep.get(src);
-  const rb = vg.rep.get(dst);
-  if (!ra || !rb) return null;
-  const a = chain(h, ra);
-  const b = chain(h, rb);
-  if (a[0] === b[0]) return null;
-  const inB = new Set(b);
-  const ia = a.findIndex((x) => inB.has(x));
-  const ib = ia < 0 ? -1 : b.indexOf(a[ia]);
-  if (ia <= 0 || ib <= 0) return null;
-  const port = (level: string, dir: string) => `p:${level}:${dir}:${v}`;
-  const keys: string[] = [];
-  for (let k = 0; k < ia - 1; k++) keys.push(`${a[k + 1]}|${a[k]}|${port(a[k + 1], 'out')}`);
-  keys.push(`${a[ia]}|${a[ia - 1]}|${b[ib - 1]}`);
-  for (let k = ib - 2; k >= 0; k--) keys.push(`${b[k + 1]}|${port(b[k + 1], 'in')}|${b[k]}`);
-  return keys;
+/**
+ * The drawn segments of one use of `varId`, from box `from` to box `to`, in the direction of
+ * the data: a depth-first walk over the scene edges carrying the variable, where an edge into
+ * an out-port continues from the port's group in the enclosing level, and an edge into an
+ * expanded group continues from one of that group's in-ports. Only structural facts of the
+ * visible graph are used (a port belongs to its group's level), not how ids are spelled.
+ */
+export function segmentsOf(
+  vg: VisibleGraph,
+  scene: Scene,
+  varId: string,
+  from: string,
+  to: string,
+): SceneEdge[] | null {
+  const edges = scene.edgesByVar.get(varId) ?? [];
+  const fromBox = (box: string) => edges.filter((e) => e.edge.source === box);
+  const next = (e: SceneEdge): SceneEdge[] => {
+    const t = vg.boxes.get(e.edge.target);
+    if (t?.port?.dir === 'out') return fromBox(t.level);
+    if (t?.open)
+      return edges.filter((x) => {
+        const s = vg.boxes.get(x.edge.source);
+        return s?.port?.dir === 'in' && s.level === t.id;
+      });
+    return [];
+  };
+  const walk = (cands: SceneEdge[], path: SceneEdge[]): SceneEdge[] | null => {
+    for (const e of cands) {
+      if (path.includes(e) || path.length > 32) continue;
+      const p = [...path, e];
+      if (e.edge.target === to) return p;
+      const found = walk(next(e), p);
+      if (found) return found;
+    }
+    return null;
+  };
+  return walk(fromBox(from), []);
 }
 
-/** A RouteOf over a laid-out scene. */
+/** A RouteOf over a laid-out scene: the use `var → equation` as one polyline. */
 export function sceneRoutes(h: Hierarchy, vg: VisibleGraph, scene: Scene): RouteOf {
-  const edges = edgesById(scene);
   return (varId, eqnId) => {
     const src = h.producer.get(varId);
     const dst = h.eqnNode.get(eqnId);
-    if (!src || !dst) return null;
-    const keys = segmentKeys(h, vg, src, dst, varId);
-    if (!keys) return null;
-    const points: Point[] = [];
-    for (const k of keys) {
-      const e = edges.get(k);
-      if (!e) return null;
-      points.push(...e.points);
-    }
+    const a = src ? vg.rep.get(src) : undefined;
+    const b = dst ? vg.rep.get(dst) : undefined;
+    if (!a || !b || a === b || chain(h, b).includes(a) || chain(h, a).includes(b)) return null;
+    const segs = segmentsOf(vg, scene, varId, a, b);
+    if (!segs) return null;
+    const points: Point[] = segs.flatMap((e) => e.points);
     return points.length >= 2 ? points : null;
   };
 }
