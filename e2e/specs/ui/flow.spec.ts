@@ -147,7 +147,7 @@ test('forward mode animates tangents beside primals', async ({ playground: pg, p
     .locator('[data-testid="graph-node"][data-name="x"]')
     .getAttribute('data-node-id');
   await expect(page.locator(`[data-testid="value-badge"][data-node-id="${xid}"]`)).toHaveText(
-    '1.5, ẋ 1',
+    '1.5, ẋ = 1',
   );
   await stepTo(pg, card.timeline.length - 1);
   await page.locator('[data-testid="graph-node"][data-kind="eqn"]').last().hover();

@@ -39,6 +39,6 @@ describe('node badges', () => {
   it('puts tangents beside values in forward mode', () => {
     const j = jvpCard();
     const b = nodeBadges([{ id: 'i', varIds: [j.jaxpr.invars[0].id] }], j, frameAt(j, 0));
-    expect(b.get('i')!.text).toBe('1.5, ẋ 1');
+    expect(b.get('i')!.text).toBe('1.5, ẋ = 1');
   });
 });

@@ -7,7 +7,7 @@
  */
 import type { TraceCard } from '../protocol/types';
 import { nonFiniteText } from '../util/format';
-import { forwardText, partialText, printed } from './flowText';
+import { forwardText, partialText, printed, tangentText } from './flowText';
 import type { Frame } from './timeline';
 
 export interface BadgeBox {
@@ -18,6 +18,8 @@ export interface BadgeBox {
 export interface NodeBadge {
   varId: string;
   text: string;
+  /** Forward mode: the tangent part of `text` ("ẋ = 1"), drawn in its own colour. */
+  tangent: string | null;
   kind: 'value' | 'grad';
   /** A partial sum still waiting for contributions. */
   partial: boolean;
@@ -34,6 +36,7 @@ function gradBadge(frame: Frame, varId: string): NodeBadge | null {
   return {
     varId,
     text: partialText(p, now),
+    tangent: null,
     kind: 'grad',
     partial: !p.complete,
     now,
@@ -49,6 +52,7 @@ function valueBadge(card: TraceCard, frame: Frame, varId: string): NodeBadge | n
   return {
     varId,
     text: forwardText(v, t),
+    tangent: t ? tangentText(t) : null,
     kind: 'value',
     partial: false,
     now,

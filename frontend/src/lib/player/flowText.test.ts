@@ -1,6 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { broadcastCard, fanOutCard, indexingCard, summarize, scalar } from '../testing/flowCards';
-import { cardTitle, forwardText, partialSentence, partialText, reductionText } from './flowText';
+import {
+  cardTitle,
+  forwardText,
+  scalarText,
+  partialSentence,
+  partialText,
+  reductionText,
+} from './flowText';
 import { backwardStart, frameAt } from './timeline';
 
 describe('partial-sum texts', () => {
@@ -48,8 +55,18 @@ describe('partial-sum texts', () => {
   });
 
   it('prints tangents beside primal values', () => {
-    expect(forwardText(summarize(scalar(1.5)), summarize(scalar(1)))).toBe('1.5, ẋ 1');
+    expect(forwardText(summarize(scalar(1.5)), summarize(scalar(1)))).toBe('1.5, ẋ = 1');
     expect(forwardText(summarize(scalar(1.5)), null)).toBe('1.5');
+  });
+});
+
+describe('scalars', () => {
+  it('prints a scalar as its dtype holds it', () => {
+    const v = { ...summarize(scalar(3)), preview: [3.1516437530517578] };
+    expect(scalarText(v)).toBe('3.151644');
+    expect(scalarText({ ...v, dtype: 'float64' })).toBe('3.1516437530517578');
+    expect(scalarText({ ...v, preview: [2] })).toBe('2');
+    expect(scalarText({ ...v, preview: ['nan'] })).toBe('nan');
   });
 });
 

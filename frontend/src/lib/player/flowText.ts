@@ -92,10 +92,10 @@ export function contributionChip(c: Contribution): string {
 
 /** "ẋ = 1" beside a primal value in forward mode. */
 export function tangentText(v: ValueSummary): string {
-  return `ẋ ${printed(v)}`;
+  return `ẋ = ${printed(v)}`;
 }
 
-/** Forward badge: "1.5" or "1.5, ẋ 1" when the tangent is known. */
+/** Forward badge: "1.5" or "1.5, ẋ = 1" when the tangent is known. */
 export function forwardText(value: ValueSummary, tangent: ValueSummary | null): string {
   return tangent ? `${printed(value)}, ${tangentText(tangent)}` : printed(value);
 }
@@ -115,4 +115,17 @@ export function cardTitle(card: {
   const ts = card.transforms ?? [];
   if (ts.length < 2 || ts.every((t) => card.title.includes(`${t}(`))) return card.title;
   return ts.reduceRight((inner, t) => `${t}(${inner})`, card.fun_name);
+}
+
+const SIGNIFICANT: Record<string, number> = { float16: 4, bfloat16: 3, float32: 7 };
+
+/**
+ * A scalar printed in full, as its dtype holds it: a float32 shows 7 significant digits
+ * (3.151644), not the 17 of the float64 that carried it over JSON (3.1516437530517578).
+ */
+export function scalarText(v: ValueSummary): string {
+  const x = v.preview[0];
+  if (typeof x !== 'number' || Number.isInteger(x)) return String(x);
+  const digits = SIGNIFICANT[v.dtype];
+  return digits ? String(Number(x.toPrecision(digits))) : String(x);
 }
