@@ -34,6 +34,11 @@ export interface FlowMark {
   reduction: string | null;
   landing: string | null;
   heatmap: Heatmap | null;
+  /**
+   * The chip says more than the receiving badge: the variable sums several contributions, or
+   * this one was reduced or lands in part of it. Other chips only show while moving.
+   */
+  informative: boolean;
 }
 
 /** Magnitude marks of every contribution of a card, keyed by contribution (card-wide scale). */
@@ -68,6 +73,7 @@ function backwardMark(
     reduction: reductionText(c),
     landing: c.landing ?? null,
     heatmap: c.landing ? (c.value.heatmap ?? null) : null,
+    informative: c.of > 1 || !!c.landing || (c.reduced_axes ?? []).length > 0,
   };
 }
 
@@ -91,6 +97,7 @@ function forwardMarks(frame: Frame, card: TraceCard, eqn: EqnData, routeOf: Rout
       reduction: null,
       landing: null,
       heatmap: null,
+      informative: false,
     });
   }
   return out;

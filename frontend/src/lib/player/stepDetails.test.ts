@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { indexEqns, indexVars } from '../graph/cardIndex';
-import { fanOutCard, jvpCard } from '../testing/flowCards';
+import { broadcastCard, fanOutCard, jvpCard } from '../testing/flowCards';
 import { stepDetails } from './stepDetails';
 import { backwardStart, frameAt } from './timeline';
 
@@ -36,8 +36,19 @@ describe('step details', () => {
     expect(last.rows[0].sentence).toBe(
       '∇ x (a) = 2.992 + 0.1592 = 3.152 (2 of 2 contributions: the total)',
     );
-    expect(last.rows.at(-1)).toMatchObject({ role: 'gradient', name: 'x (a)', complete: true });
+    // x's total was just stated, so it is not repeated as a gradient row.
+    expect(last.rows.map((r) => r.role)).toEqual(['sent']);
     expect(at(back)!.rows[0].role).toBe('seed');
+  });
+
+  it("lists every other input's whole gradient after the last step", () => {
+    const b = broadcastCard();
+    const d = stepDetails(b, frameAt(b, 99), indexEqns(b.jaxpr), indexVars(b.jaxpr))!;
+    expect(d.rows.map((r) => [r.role, r.name])).toEqual([
+      ['sent', 'bias (b)'],
+      ['gradient', 'h (a)'],
+    ]);
+    expect(d.rows[1].sentence).toBe('∇ h (a) = μ 1 (its whole cotangent)');
   });
 
   it('shows tangents beside values in forward mode', () => {

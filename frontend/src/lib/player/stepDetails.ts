@@ -88,9 +88,11 @@ function backwardDetails(frame: Frame, eqns: Map<string, EqnData>, vars: Vars): 
   return { title, rows };
 }
 
+/** Every input's whole gradient, except those the last step's own rows just stated. */
 function gradientRows(card: TraceCard, frame: Frame, vars: Vars): DetailRow[] {
+  const stated = new Set(frame.arriving.map((c) => c.var_id));
   return card.jaxpr.invars
-    .filter((v) => frame.partials.has(v.id))
+    .filter((v) => frame.partials.has(v.id) && !stated.has(v.id))
     .map((v) => {
       const p = frame.partials.get(v.id)!;
       return {
