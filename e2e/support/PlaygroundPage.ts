@@ -51,9 +51,21 @@ export class PlaygroundPage {
    * built concurrently; these specs start running by themselves once it reports the feature.
    */
   async requireEngine(feature: 'available' | 'viz') {
-    const engine = await this.page.evaluate(
-      () => (window.__didax as any)?.workspace?.conn?.welcome?.engine ?? null,
-    );
+    const read = () =>
+      this.page.evaluate(() => (window.__didax as any)?.workspace?.conn?.welcome?.engine ?? null);
+    let engine = await read();
+    if (!engine) {
+      // A fresh server welcomes before its first kernel is ready (engine unknown): wait for a
+      // warm kernel, then reconnect to be told what the engine can do.
+      await expect
+        .poll(async () => (await (await this.page.request.get('/healthz')).json()).pool_ready, {
+          timeout: 90_000,
+        })
+        .toBeGreaterThan(0);
+      await this.page.reload();
+      await this.connected();
+      engine = await read();
+    }
     test.skip(
       !engine || !engine[feature],
       `engine reports ${feature}=false: ${engine?.detail ?? 'no engine info in welcome'}`,

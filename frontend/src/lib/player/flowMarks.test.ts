@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { indexEqns } from '../graph/cardIndex';
-import { broadcastCard, fanOutCard, indexingCard } from '../testing/flowCards';
+import { broadcastCard, CardBuilder, fanOutCard, indexingCard, scalar } from '../testing/flowCards';
 import {
   arrowHead,
   contributionMarks,
@@ -105,5 +105,33 @@ describe('geometry', () => {
   });
   it('draws an arrowhead with its tip at the target', () => {
     expect(arrowHead({ x: 10, y: 0 }, 0, 7).startsWith('M10.0,0.0')).toBe(true);
+  });
+});
+
+describe('a variable used twice by one equation (x * x)', () => {
+  const b = new CardBuilder();
+  const x = b.input('a', scalar(3), 'x');
+  const [y] = b.eqn('mul', [x, x], [['b', scalar(9), 'y']]);
+  const e = b.lastEqn();
+  b.outvars = [y];
+  b.transpose(null, [{ to: y, value: scalar(1) }]);
+  b.transpose(e, [
+    { to: x, value: scalar(3) },
+    { to: x, value: scalar(3) },
+  ]);
+  const card = b.build('grad', 'grad(sq)');
+  const route: RouteOf = () => [
+    { x: 0, y: 0 },
+    { x: 0, y: 50 },
+  ];
+  const eqns = indexEqns(card.jaxpr);
+
+  it('flows along one edge forward, and carries both terms backward', () => {
+    const fwd = flowMarks(frameAt(card, 1), card, eqns, route, contributionMarks(card));
+    expect(fwd).toHaveLength(1);
+    const back = flowMarks(frameAt(card, 3), card, eqns, route, contributionMarks(card));
+    expect(back).toHaveLength(1);
+    expect(back[0].text).toBe('3 + 3');
+    expect(frameAt(card, 3).partials.get(x.id)!.sum.preview[0]).toBe(6);
   });
 });

@@ -79,8 +79,11 @@ function backwardMark(
 
 function forwardMarks(frame: Frame, card: TraceCard, eqn: EqnData, routeOf: RouteOf): FlowMark[] {
   const out: FlowMark[] = [];
+  const seen = new Set<string>();
   for (const a of eqn.invars) {
-    if (!('id' in a) || !('name' in a)) continue;
+    // An operand used twice (mul x x) flows along one edge.
+    if (!('id' in a) || !('name' in a) || seen.has(a.id)) continue;
+    seen.add(a.id);
     const route = routeOf(a.id, eqn.id);
     const v = card.values[a.id];
     if (!route || route.length < 2 || !v || !frame.values.has(a.id)) continue;
@@ -120,7 +123,19 @@ export function flowMarks(
   const out: FlowMark[] = [];
   for (const c of frame.sent.values()) {
     const m = backwardMark(c, arriving.has(c), routeOf, marks);
-    if (m) out.push(m);
+    if (!m) continue;
+    // Several contributions along one edge in one step (mul x x sends two to x): one chip
+    // with every term, as they are added.
+    const same = frame.arriving.filter((o) => o.var_id === c.var_id && o.from_eqn === c.from_eqn);
+    if (m.now && same.length > 1) {
+      m.text = same
+        .map((o, i) =>
+          i && printed(o.value).startsWith('-') ? `(${printed(o.value)})` : printed(o.value),
+        )
+        .join(' + ');
+      m.informative = true;
+    }
+    out.push(m);
   }
   return out;
 }

@@ -54,7 +54,10 @@ function forwardDetails(card: TraceCard, frame: Frame, eqns: Map<string, EqnData
   const s = frame.current!;
   const eqn = s.eqn_id ? eqns.get(s.eqn_id) : undefined;
   if (!eqn) return { title: s.label, rows: s.var_ids.map((v) => valueRow(card, vars, v, 'input')) };
-  const ops = eqn.invars.filter((a): a is VarData => 'id' in a && 'name' in a);
+  const ops = eqn.invars.filter(
+    (a, i, all): a is VarData =>
+      'id' in a && 'name' in a && all.findIndex((b) => 'id' in b && b.id === a.id) === i,
+  );
   const rows = [
     ...ops.map((v) => valueRow(card, vars, v.id, 'operand')),
     ...s.var_ids.map((v) => valueRow(card, vars, v, 'result')),
