@@ -42,11 +42,11 @@ test('play runs on the deterministic clock, and scrub/speed work', async ({
   await page.evaluate(() => window.__didax!.useManualClock());
   await page.getByTestId('player-play').click();
   await expect(pg.player).toHaveAttribute('data-playing', 'true');
-  await page.evaluate(() => window.__didax!.advance(1000)); // 4 steps per second at 1×
-  await expect(pg.player).toHaveAttribute('data-step', '3');
+  await page.evaluate(() => window.__didax!.advance(1000)); // 2 steps per second at 1×
+  await expect(pg.player).toHaveAttribute('data-step', '1');
   await page.getByTestId('player-speed').selectOption('4');
-  await page.evaluate(() => window.__didax!.advance(1000));
-  await expect(pg.player).toHaveAttribute('data-step', '19');
+  await page.evaluate(() => window.__didax!.advance(2000));
+  await expect(pg.player).toHaveAttribute('data-step', '17');
   await expect(pg.player).toHaveAttribute('data-phase', 'backward');
   await page.evaluate(() => window.__didax!.advance(10_000));
   await expect(pg.player).toHaveAttribute('data-step', String(card.timeline.length - 1));
@@ -64,7 +64,6 @@ test('non-finite cotangents get NaN badges', async ({ playground: pg, page }) =>
   await pg.graphReady();
   await page.getByTestId('player-end').click();
   await expect(page.getByTestId('nonfinite-badge').first()).toContainText('NaN');
-  await expect(page.locator('[data-testid="graph-edge"].nonfinite').first()).toBeAttached();
 });
 
 test('prefers-reduced-motion turns transitions and pulses off', async ({
