@@ -10,7 +10,7 @@ import type { GraphView } from '../state/graphview.svelte';
 import { cotangentAttrs, nodeBadges, type BadgeBox, type NodeBadge } from './badges';
 import { contributionMarks, flowMarks, type FlowMark } from './flowMarks';
 import { sceneRoutes } from './flowRoutes';
-import { loopViews, recordedText } from './loops';
+import { iterationText, loopViews, recordedText } from './loops';
 
 export interface LoopBadge {
   text: string;
@@ -57,7 +57,7 @@ export class FlowView {
         if (!box || l.iteration === null) continue;
         const r = l.record;
         out.set(box, {
-          text: `${l.phase === 'backward' ? '∇ ' : ''}iteration ${l.iteration + 1} of ${r.length}`,
+          text: `${l.phase === 'backward' ? '∇ ' : ''}${iterationText(l.iteration, r.length)}`,
           cut: r.recorded < r.length ? recordedText(r) : '',
           phase: l.phase,
         });

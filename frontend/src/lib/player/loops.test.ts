@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { scanCard } from '../testing/flowCards';
-import { loopSteps, loopViews, recordedText } from './loops';
+import { iterationText, loopSteps, loopViews, recordedText } from './loops';
 import { frameAt } from './timeline';
 
 describe('loop iterations', () => {
@@ -31,5 +31,6 @@ describe('loop iterations', () => {
     expect(recordedText(part.loops![0])).toBe('first 2 of 4 iterations recorded');
     expect(part.notices![0].kind).toBe('loop_truncated');
     expect(recordedText(scanCard(4, 4).loops![0])).toBe('all 4 iterations recorded');
+    expect(iterationText(3, 5)).toBe('iteration 3 of 0…4');
   });
 });

@@ -59,3 +59,8 @@ export function loopViews(card: TraceCard, frame: Frame | null): LoopView[] {
     };
   });
 }
+
+/** "iteration 3 of 0…4": counted from 0, as the loop's own index (and the step labels) are. */
+export function iterationText(i: number, length: number): string {
+  return `iteration ${i} of 0…${Math.max(0, length - 1)}`;
+}
