@@ -31,7 +31,11 @@ export class FlowView {
   constructor(view: CardView, graph: GraphView) {
     const strength = $derived(view.card ? contributionMarks(view.card) : new Map());
     const routes = $derived(
-      graph.hierarchy && graph.visible && graph.scene && graph.card === view.card
+      graph.hierarchy &&
+        graph.visible &&
+        graph.scene &&
+        // By jaxpr: a card_update copies the card object but keeps what the graph was drawn from.
+        graph.card?.jaxpr === view.card?.jaxpr
         ? sceneRoutes(graph.hierarchy, graph.visible, graph.scene)
         : null,
     );
