@@ -197,3 +197,15 @@ def test_composition_chain_through_a_user_function_and_vmap():
     check_inner(card, lambda w: jnp.sum(jnp.tanh(w * xs[0])), [X])
 
 
+
+
+def test_donated_arguments_are_recorded_from_copies():
+    def build(jx, n):
+        return jx.jit(lambda p, x: p - 0.1 * jx.grad(lambda q: n.sum(n.tanh(q * x)))(p),
+                      donate_argnums=0)
+
+    step = build(didax, dnp)
+    p = dnp.ones(3)
+    (card,), _ = capture(lambda: step(p, X))
+    assert p.is_deleted()  # the user's call donated it, as JAX's does
+    check_inner(card, lambda q: jnp.sum(jnp.tanh(q * X)), [np.ones(3, F32)])

@@ -19,8 +19,10 @@ import sys
 from collections.abc import Callable, Iterator
 from typing import Any
 
+import numpy as np
+
 from didax._src import api, core, source_info
-from didax._src.tree_util import tree_flatten
+from didax._src.tree_util import tree_flatten, tree_unflatten
 from didax._src.viz import budget, compose
 from didax._src.viz.cards import CardInputs, build_card
 
@@ -52,8 +54,9 @@ class Recorder:
         key = self._signature(kind, fun, args, kwargs, t_args, t_kwargs, static)
         self.nested = set()
         self.depth += 1
+        call_args, args = args, _copy_donated(wrapped, args)
         try:
-            result = wrapped(*args, **kwargs)
+            result = wrapped(*call_args, **kwargs)
         except Exception as e:
             # The user's call failed (e.g. the function does not trace): its card says so,
             # and the exception goes on to the user's program exactly as without capture.
@@ -124,6 +127,18 @@ class Recorder:
                 self.nested & compose.DIFF_KINDS:
             return compose.composed_card(inp, self.nested) or card
         return card
+
+
+def _copy_donated(wrapped, args) -> tuple:
+    """The arguments the card needs after the call: a jitted function's donated Arrays are
+    deleted by the call (as JAX's), so the card keeps copies of them."""
+    from didax._src.array import Array  # noqa: PLC0415
+
+    if not getattr(getattr(wrapped, "__self__", None), "donate_argnums", ()):
+        return args
+    leaves, tree = tree_flatten(args)
+    copies = [Array(np.array(x), x.aval) if isinstance(x, Array) else x for x in leaves]
+    return tree_unflatten(tree, copies)
 
 
 def call_signature(kind, fun, args, kwargs, t_args, t_kwargs, static) -> tuple:
