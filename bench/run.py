@@ -118,18 +118,47 @@ def run_latency(quick: bool) -> None:
     subprocess.run(cmd, cwd=REPO, check=False)
 
 
+FRONTEND_TARGETS = [
+    ("2,000-equation card opens collapsed (median)", "open_2000", "median_total_ms", 1000),
+    ("2,000-equation card opens collapsed (worst)", "open_2000", "max_total_ms", 1000),
+    ("expand any group of its overview (worst)", "expand_2000", "max_total_ms", 300),
+]
+
+
+def _big_card(e2e: Path) -> Path | None:
+    """The engine's own ~2,000-equation card (bench/transformer_card.py) when it can be made."""
+    script = REPO / "bench" / "transformer_card.py"
+    if not script.exists():
+        return None
+    out = e2e / "test-results" / "transformer_card.json"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    subprocess.run([sys.executable, str(script), "--out", str(out)], cwd=REPO, check=False)
+    return out if out.exists() else None
+
+
 def run_frontend_perf() -> None:
     e2e = REPO / "e2e"
     if not (e2e / "node_modules").exists():
         print("skipping frontend perf: e2e dependencies are not installed")
         return
+    env = dict(os.environ, DIDAX_PERF="1")
+    card = _big_card(e2e)
+    if card:
+        env["DIDAX_PERF_CARD"] = str(card)
     print("$ (cd e2e && DIDAX_PERF=1 npm run perf)", flush=True)
     # the perf project exists only with DIDAX_PERF=1 (playwright.config.ts)
-    subprocess.run(["npm", "run", "perf"], cwd=e2e, check=False,
-                   env=dict(os.environ, DIDAX_PERF="1"))
+    subprocess.run(["npm", "run", "perf"], cwd=e2e, check=False, env=env)
     perf = e2e / "test-results" / "perf.json"
-    if perf.exists():
-        print(perf.read_text())
+    if not perf.exists():
+        return
+    result = json.loads(perf.read_text())
+    print(json.dumps(result, indent=2))
+    print(f"\n2,000-equation card: {result.get('card', '?')}\n")
+    print("| page figure | measured | target | met |\n|---|---:|---:|---|")
+    for label, group, key, limit in FRONTEND_TARGETS:
+        value = result.get(group, {}).get(key)
+        met = "n/a" if value is None else ("yes" if value <= limit else "NO")
+        print(f"| {label} | {value} ms | <= {limit} ms | {met} |")
 
 
 def run_cnn(quick: bool) -> None:

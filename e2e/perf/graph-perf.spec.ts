@@ -1,8 +1,9 @@
 /**
  * Performance figures, printed (and written to test-results/perf.json for `make bench`):
- *  - a 2,000-equation card (jit(value_and_grad) of a 4-block transformer, synthetic until the
- *    engine's own is recorded) opened collapsed: from the card selection to the first painted
- *    frame of its overview; target ≤ 1 s (after the worker's ELK warm-up, reported too);
+ *  - a 2,000-equation card opened collapsed: the engine's own card of a 4-layer transformer's
+ *    training step when `make bench` recorded it (DIDAX_PERF_CARD, from bench/transformer_card.py),
+ *    else a synthetic one of that size; from the card selection to the first painted frame of
+ *    its overview; target ≤ 1 s (after the worker's ELK warm-up, reported too);
  *  - expanding each collapsed group of that overview: from the click to the
  *    first painted frame with the group open; target ≤ 300 ms each;
  *  - a flat 300-equation card: overview time, and the player's frame intervals and per-frame
@@ -10,7 +11,7 @@
  * Bounds asserted here are deliberately generous (3× the target): this is a benchmark, and the
  * figures, not the asserts, are the result.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from '@playwright/test';
 import { syntheticCard, syntheticProgram } from '../../frontend/src/lib/testing/synthetic';
@@ -48,22 +49,31 @@ test('2,000-equation card: overview and expand times; 300-equation card and play
   page,
 }) => {
   test.setTimeout(240_000);
-  const big = syntheticProgram({ layers: 4, fanout: 3 }).card;
+  const recorded = process.env.DIDAX_PERF_CARD;
+  const big = recorded
+    ? JSON.parse(readFileSync(recorded, 'utf8'))
+    : syntheticProgram({ layers: 4, fanout: 3 }).card;
   const flat = syntheticCard({ eqns: 300 }, 3);
-  const cards = [big, { ...flat, card_id: 'spacer' }, { ...big, card_id: 'big-2' }, flat];
+  // A second copy that is a different card to the layout cache (its levels are laid out anew).
+  const big2 = JSON.parse(JSON.stringify(big));
+  for (const v of big2.jaxpr.invars) v.user_name = `${v.user_name ?? v.name}_of_the_second_card`;
+  big2.card_id = 'big-2';
+  const cards = [big, { ...flat, card_id: 'spacer' }, big2, flat];
   await MockKernel.install(page, { run: () => ({ cards }) });
   await pg.open();
   await expect.poll(() => page.evaluate(() => window.__didax!.layoutWarmMs())).not.toBeNull();
   const warmMs = await page.evaluate(() => window.__didax!.layoutWarmMs());
   await pg.runAndWait();
 
-  // The run selects card 0 by itself: that is the first opening.
-  const opens: any[] = [await nextTimings(page, 0)];
-  for (const i of [1, 2, 1, 0]) {
+  // The run selects card 0 by itself while the other cards still arrive (parsed and validated
+  // on the page's thread): reported on its own. The figures are the openings that follow.
+  const first = await nextTimings(page, 0);
+  const opens: any[] = [];
+  for (const i of [1, 2, 1, 0, 1, 2]) {
     const t = await openCard(page, i);
     if (i !== 1) opens.push(t);
   }
-  expect(opens[0].eqns).toBeGreaterThan(1900);
+  expect(opens[0].eqns).toBeGreaterThan(1800);
   expect(await pg.graphBoxes.count()).toBeLessThanOrEqual(25);
 
   // Expand every collapsed group of the overview, one at a time, then fold it back.
@@ -87,8 +97,10 @@ test('2,000-equation card: overview and expand times; 300-equation card and play
   const player = await page.evaluate(() => window.__didax!.playerStats());
 
   const result = {
+    card: recorded ? `recorded: ${big.title}` : 'synthetic: jit(value_and_grad(loss)), 4 blocks',
     layout_worker_warmup_ms: Math.round(warmMs!),
     open_2000: {
+      first_during_run_ms: Math.round(first.totalMs),
       eqns: opens[0].eqns,
       boxes: opens[0].boxes,
       all_total_ms: opens.map((r) => Math.round(r.totalMs)),

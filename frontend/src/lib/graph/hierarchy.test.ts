@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { syntheticCard, syntheticProgram } from '../testing/synthetic';
 import { buildHierarchy } from './hierarchy';
-import { pythonNames, pytreeHead, pytreeRoot } from './names';
+import { pythonNames, pytreeHead, pytreePrefix, pytreeRoot, pytreeSteps } from './names';
 import { chunkRuns } from './regroup';
 import { ancestors, eqnsUnder, groupIds, isGroup, type Hierarchy } from './tree';
 import { countBoxes, initialExpansion, visibleGraph } from './visible';
@@ -85,6 +85,26 @@ describe('buildHierarchy', () => {
     expect(names).toContain('x');
     expect(names).toContain('x₂');
     expect(names.filter((n) => n === 'x')).toHaveLength(1);
+  });
+});
+
+describe('pytree arguments', () => {
+  it('group by path, one step deeper while a group is crowded', () => {
+    const { card } = syntheticProgram({ layers: 4 });
+    const h = buildHierarchy(card);
+    const params = [...h.nodes.values()].find((n) => n.kind === 'args' && n.name === 'params')!;
+    const kids = params.children.map((c) => h.nodes.get(c)!);
+    expect(kids.map((k) => k.name)).toEqual([0, 1, 2, 3].map((i) => `params['blocks'][${i}]`));
+    expect(kids[0].children.map((c) => h.nodes.get(c)!.name)).toContain(
+      "params['blocks'][0]['Wq']",
+    );
+    expect(kids[0].detail).toBe('8 arrays');
+  });
+
+  it('reads paths step by step', () => {
+    expect(pytreeSteps("params['layers'][0].w")).toEqual(['params', "['layers']", '[0]', '.w']);
+    expect(pytreePrefix("params['layers'][0].w", 1)).toBe("params['layers']");
+    expect(pytreePrefix('x', 3)).toBe('x');
   });
 });
 

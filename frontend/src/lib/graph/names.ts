@@ -61,3 +61,17 @@ export function pytreeHead(name: string): string {
   const m = /^[^[.]+(\[[^\]]*\]|\.[A-Za-z_]\w*)?/.exec(name);
   return m ? m[0] : name;
 }
+
+/** The path steps of a Python name: `params['layers'][0].w` → params, ['layers'], [0], .w */
+export function pytreeSteps(name: string): string[] {
+  const root = pytreeRoot(name);
+  const rest = name.slice(root.length).match(/\[[^\]]*\]|\.[A-Za-z_]\w*/g) ?? [];
+  return [root, ...rest];
+}
+
+/** The name cut after `depth` + 1 path steps: depth 0 is the root, 1 the first step below it. */
+export function pytreePrefix(name: string, depth: number): string {
+  return pytreeSteps(name)
+    .slice(0, depth + 1)
+    .join('');
+}

@@ -11,7 +11,7 @@
  *     recursively, so no level ever exceeds its budget — also for cards without any groups.
  * Mutates the hierarchy in place. Pure otherwise.
  */
-import { pytreeHead, pytreeRoot } from './names';
+import { pytreePrefix } from './names';
 import { isGroup, type HKind, type HNode, type Hierarchy } from './tree';
 
 export interface RegroupOptions {
@@ -77,27 +77,37 @@ function compress(h: Hierarchy) {
   }
 }
 
-/** Group the leaves of one kind at a level by a key; single-member keys stay loose. */
-function groupLeaves(
+/**
+ * Group the leaves of some kinds at a level by pytree path, `depth` steps deep; a group that
+ * is still crowded is grouped again one step deeper (`params` → `params['layers']` →
+ * `params['layers'][0]`). Keys with a single member stay loose.
+ */
+function groupByPath(
   h: Hierarchy,
   g: HNode,
   kinds: HKind[],
-  key: (n: HNode) => string,
-  prefix: string,
+  key: (n: HNode, depth: number) => string,
+  depth: number,
 ) {
   const leaves = g.children.filter((c) => kinds.includes(h.nodes.get(c)!.kind));
-  if (leaves.length <= ARGS_LOOSE) return;
+  if (leaves.length <= ARGS_LOOSE || depth > 8) return;
   const byKey = new Map<string, string[]>();
   for (const c of leaves) {
-    const k = key(h.nodes.get(c)!);
+    const k = key(h.nodes.get(c)!, depth);
     byKey.set(k, [...(byKey.get(k) ?? []), c]);
   }
+  if (byKey.size === 1 && g.kind === 'args') return groupByPath(h, g, kinds, key, depth + 1);
   const replace = new Map<string, string | null>();
   for (const [k, kids] of byKey) {
     if (kids.length < 2) continue;
-    const id = `${prefix}:${g.id}:${k}`;
-    newGroup(h, id, 'args', g, kids, { name: k, jaxprName: k, line: null });
-    kids.forEach((c, i) => replace.set(c, i === 0 ? id : null));
+    const prefix = kinds.includes('output') ? 'r' : 'a';
+    const group = newGroup(h, `${prefix}:${g.id}:${k}`, 'args', g, kids, {
+      name: k,
+      jaxprName: k,
+      line: null,
+    });
+    groupByPath(h, group, kinds, key, depth + 1);
+    kids.forEach((c, i) => replace.set(c, i === 0 ? group.id : null));
   }
   g.children = g.children
     .map((c) => (replace.has(c) ? replace.get(c)! : c))
@@ -106,22 +116,16 @@ function groupLeaves(
 
 function groupArgs(h: Hierarchy, names: Map<string, string>) {
   const py = (n: HNode) => names.get(n.varIds[0] ?? '') ?? null;
-  const argKey = (n: HNode) => {
+  const key = (fallback: (n: HNode) => string) => (n: HNode, depth: number) => {
     const name = py(n);
-    return name ? pytreeRoot(name) : n.kind === 'const' ? 'constants' : 'inputs';
+    return name ? pytreePrefix(name, depth) : fallback(n);
   };
-  const outKey = (leaves: HNode[]) => {
-    const roots = new Set(leaves.map((n) => (py(n) ? pytreeRoot(py(n)!) : '')));
-    return (n: HNode) => {
-      const name = py(n);
-      if (!name) return 'outputs';
-      return roots.size === 1 ? pytreeHead(name) : pytreeRoot(name);
-    };
-  };
+  const inKey = key((n) => (n.kind === 'const' ? 'constants' : 'inputs'));
+  const outKey = key(() => 'outputs');
   for (const g of groupsPostOrder(h)) {
-    groupLeaves(h, g, ['input', 'const'], argKey, 'a');
-    const outs = g.children.map((c) => h.nodes.get(c)!).filter((n) => n.kind === 'output');
-    groupLeaves(h, g, ['output'], outKey(outs), 'r');
+    if (g.kind === 'args') continue;
+    groupByPath(h, g, ['input', 'const'], inKey, 0);
+    groupByPath(h, g, ['output'], outKey, 0);
   }
 }
 
