@@ -116,11 +116,15 @@ describe('series', () => {
     expect(series).toHaveLength(2); // forward and backward
     expect(series[0].detail).toMatch(/^4 calls · \d+ ops$/);
     expect(series[0].children.map((c) => h.nodes.get(c)!.name)).toEqual([
-      'block',
-      'block',
-      'block',
-      'block',
+      'block #1',
+      'block #2',
+      'block #3',
+      'block #4',
     ]);
+    const inner = [...h.nodes.values()].find(
+      (n) => n.name === 'softmax' && n.path.includes('backward'),
+    )!;
+    expect(inner.path).toMatch(/^loss \(backward\) \/ block ×4 \/ block #\d \/ attention$/);
     const two = buildHierarchy(syntheticProgram({ layers: 2 }).card);
     expect([...two.nodes.values()].some((n) => n.name.startsWith('block ×'))).toBe(false);
   });

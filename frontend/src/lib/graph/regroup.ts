@@ -219,6 +219,9 @@ function seriesLevel(h: Hierarchy, g: HNode) {
       const id = `k:${g.id}:series:${i}`;
       const name = `${kids[i].name} ×${run.length}`;
       newGroup(h, id, 'chunk', g, run, { name, jaxprName: name, scopeKind: kids[i].scopeKind });
+      // Members read as which call they are: block #1 … block #4.
+      const base = kids[i].name;
+      run.forEach((c, k) => (h.nodes.get(c)!.name = `${base} #${k + 1}`));
       run.forEach((c, k) => replace.set(c, k === 0 ? id : null));
     }
     i = j;

@@ -151,7 +151,8 @@ function structure(h: Hierarchy) {
     const n = h.nodes.get(id)!;
     n.depth = depth;
     n.path = path;
-    const inner = isGroup(n) && id !== h.root ? (path ? `${path} / ${n.name}` : n.name) : path;
+    const step = n.phase ? `${n.name} (${n.phase})` : n.name;
+    const inner = isGroup(n) && id !== h.root ? (path ? `${path} / ${step}` : step) : path;
     let count = n.kind === 'eqn' || n.kind === 'call' ? 1 : 0;
     for (const c of n.children) count += visit(c, depth + 1, inner);
     n.eqnCount = count;
