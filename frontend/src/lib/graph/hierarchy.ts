@@ -16,7 +16,7 @@ import {
   type VarData,
 } from '../protocol/types';
 import { indexVars } from './cardIndex';
-import { pythonNames } from './names';
+import { COMPREHENSION, pythonNames, readableFn } from './names';
 import { regroup } from './regroup';
 import { summarize } from './summary';
 import {
@@ -96,12 +96,16 @@ class Builder {
     return n;
   }
 
-  /** The groups from `gid` up to (not including) `base`, outermost first. */
+  /**
+   * The groups from `gid` up to (not including) `base`, outermost first. Comprehension frames
+   * (`<listcomp>`, `<genexpr>`: Python < 3.12 runs a comprehension as its own function) are not
+   * groups a reader made: their equations stay in the function that wrote the comprehension.
+   */
   private chain(gid: string | null | undefined, base: string | null): GroupData[] {
     const out: GroupData[] = [];
     let g = gid ? this.groups.get(gid) : undefined;
-    while (g && g.id !== base && out.length < 64) {
-      out.unshift(g);
+    for (let n = 0; g && g.id !== base && n < 64; n++) {
+      if (!COMPREHENSION.test(g.name)) out.unshift(g);
       g = g.parent ? this.groups.get(g.parent) : undefined;
     }
     return out;
@@ -162,7 +166,7 @@ class Builder {
       primitive: e.primitive,
       varIds: e.outvars.map((v) => v.id),
       line: e.source?.line ?? null,
-      fn: e.source?.function ?? null,
+      fn: e.source?.function ? readableFn(e.source.function) : null,
       ...(isCall ? { name: callName(e), jaxprName: callName(e) } : {}),
     });
     this.eqnNode.set(e.id, id);

@@ -9,6 +9,7 @@
  */
 import ELK from 'elkjs/lib/elk.bundled.js';
 import { fromElk, toElk, type LevelJob, type LevelLayout } from './elk';
+import { acceptable } from './fit';
 import type { LayoutRequest, LayoutResponse, WarmedMessage } from './layoutMessages';
 
 const elk = new ELK();
@@ -44,14 +45,6 @@ async function layoutAll(jobs: LevelJob[]) {
   return { layouts: out, computed };
 }
 
-function fits(root: LevelLayout, f: NonNullable<LayoutRequest['fit']>): boolean {
-  const k = Math.min(
-    (f.width - 2 * f.margin) / root.width,
-    (f.height - 2 * f.margin) / root.height,
-  );
-  return k >= f.k;
-}
-
 const warm = (async () => {
   const t0 = performance.now();
   for (const n of [20, 40, 20, 60])
@@ -67,12 +60,14 @@ self.onmessage = async (ev: MessageEvent<LayoutRequest>) => {
   try {
     const layouts: Record<string, LevelLayout>[] = [];
     let computed = 0;
+    let bare: LevelLayout | undefined;
     for (const jobs of sets) {
       const out = await layoutAll(jobs);
       layouts.push(out.layouts);
       computed += out.computed;
       const root = out.layouts[jobs[jobs.length - 1]?.id ?? ''];
-      if (fit && root && !fits(root, fit)) break;
+      bare ??= root;
+      if (fit && root && bare && !acceptable(root, bare, fit)) break;
     }
     const reply: LayoutResponse = { id, ok: true, layouts, computed, ms: performance.now() - t0 };
     self.postMessage(reply);

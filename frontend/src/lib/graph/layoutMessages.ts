@@ -1,5 +1,6 @@
 /** Typed messages between the page and layout.worker.ts. */
 import type { LevelJob, LevelLayout } from './elk';
+import type { FitSpec } from './fit';
 
 /**
  * Lay out each set of levels, children before parents (a parent takes its children's sizes).
@@ -10,10 +11,10 @@ export interface LayoutRequest {
   id: number;
   sets: LevelJob[][];
   /**
-   * The sets are candidate overviews, smallest first: stop after the first whose root level
-   * does not fit a width × height pane at zoom `k` (the rest would not fit either).
+   * The sets are candidate overviews, smallest first: stop after the first one fit.ts does not
+   * accept for a width × height pane at zoom `k` (the larger ones would not be either).
    */
-  fit?: { width: number; height: number; k: number; margin: number };
+  fit?: FitSpec;
 }
 export type LayoutResponse =
   | {

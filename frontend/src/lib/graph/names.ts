@@ -75,3 +75,15 @@ export function pytreePrefix(name: string, depth: number): string {
     .slice(0, depth + 1)
     .join('');
 }
+
+/** Frames Python makes for comprehensions, not functions the user wrote. */
+export const COMPREHENSION = /^<(listcomp|genexpr|dictcomp|setcomp)>$/;
+
+/**
+ * A function's name as a reader knows it: `attention.<locals>.<listcomp>` → `attention`,
+ * `outer.<locals>.inner` → `outer.inner` (Python's qualified names of nested functions).
+ */
+export function readableFn(fn: string): string {
+  const parts = fn.split('.').filter((p) => p !== '<locals>' && !COMPREHENSION.test(p));
+  return parts.join('.') || fn;
+}

@@ -5,14 +5,15 @@
  *  2. a function's flattened arguments and results are grouped by pytree
  *     (`params['W1']`, `params['b1']` → one `params` box);
  *  3. three or more consecutive calls of one function become one series (TensorBoard's folding
- *     of repeated nodes): `block ×4`, `<lambda> ×4`;
+ *     of repeated nodes): `block ×4`, `head ×14` (series.ts);
  *  4. a level with more boxes than its budget is cut into consecutive chunks of program order,
  *     preferably where the user function or the source line changes ("mlp · lines 17–19"),
  *     recursively, so no level ever exceeds its budget — also for cards without any groups.
  * Mutates the hierarchy in place. Pure otherwise.
  */
 import { pytreePrefix } from './names';
-import { isGroup, type HKind, type HNode, type Hierarchy } from './tree';
+import { foldSeries } from './series';
+import { isGroup, newGroup, replaceChildren, type HKind, type HNode, type Hierarchy } from './tree';
 
 export interface RegroupOptions {
   rootMax: number;
@@ -22,30 +23,6 @@ export interface RegroupOptions {
 /** Arguments (or results) at a level are grouped by pytree once there are more than this. */
 const ARGS_LOOSE = 3;
 const IO_KINDS: ReadonlySet<HKind> = new Set(['input', 'const', 'output', 'args']);
-
-function setParent(h: Hierarchy, child: string, parent: string) {
-  h.nodes.get(child)!.parent = parent;
-}
-
-function newGroup(
-  h: Hierarchy,
-  id: string,
-  kind: HKind,
-  parent: HNode,
-  kids: string[],
-  extra: Partial<HNode>,
-) {
-  const first = h.nodes.get(kids[0])!;
-  const n: HNode = { ...first, id, kind, parent: parent.id, children: kids, eqnId: null };
-  Object.assign(
-    n,
-    { primitive: null, varIds: [], scopeKind: null, name: '', jaxprName: '' },
-    extra,
-  );
-  h.nodes.set(id, n);
-  for (const k of kids) setParent(h, k, id);
-  return n;
-}
 
 /** Post-order walk (children before parents) over every group. */
 function groupsPostOrder(h: Hierarchy): HNode[] {
@@ -109,9 +86,7 @@ function groupByPath(
     groupByPath(h, group, kinds, key, depth + 1);
     kids.forEach((c, i) => replace.set(c, i === 0 ? group.id : null));
   }
-  g.children = g.children
-    .map((c) => (replace.has(c) ? replace.get(c)! : c))
-    .filter((c): c is string => c !== null);
+  replaceChildren(g, replace);
 }
 
 function groupArgs(h: Hierarchy, names: Map<string, string>) {
@@ -189,9 +164,7 @@ function chunkLevel(h: Hierarchy, g: HNode, budget: number) {
     newGroup(h, id, 'chunk', g, kids, { ...label, jaxprName: label.name });
     kids.forEach((c, i) => replace.set(c, i === 0 ? id : null));
   });
-  g.children = g.children
-    .map((c) => (replace.has(c) ? replace.get(c)! : c))
-    .filter((c): c is string => c !== null);
+  replaceChildren(g, replace);
 }
 
 function chunkAll(h: Hierarchy, opts: RegroupOptions) {
@@ -203,37 +176,9 @@ function chunkAll(h: Hierarchy, opts: RegroupOptions) {
   }
 }
 
-/** Runs of at least this many consecutive same-named scopes fold into a series. */
-const SERIES_MIN = 3;
-
-function seriesLevel(h: Hierarchy, g: HNode) {
-  const kids = g.children.map((c) => h.nodes.get(c)!);
-  const same = (a: HNode, b: HNode) =>
-    a.kind === 'scope' && b.kind === 'scope' && a.name === b.name;
-  const replace = new Map<string, string | null>();
-  for (let i = 0; i < kids.length;) {
-    let j = i + 1;
-    while (j < kids.length && same(kids[i], kids[j])) j++;
-    if (j - i >= SERIES_MIN) {
-      const run = kids.slice(i, j).map((k) => k.id);
-      const id = `k:${g.id}:series:${i}`;
-      const name = `${kids[i].name} ×${run.length}`;
-      newGroup(h, id, 'chunk', g, run, { name, jaxprName: name, scopeKind: kids[i].scopeKind });
-      // Members read as which call they are: block #1 … block #4.
-      const base = kids[i].name;
-      run.forEach((c, k) => (h.nodes.get(c)!.name = `${base} #${k + 1}`));
-      run.forEach((c, k) => replace.set(c, k === 0 ? id : null));
-    }
-    i = j;
-  }
-  g.children = g.children
-    .map((c) => (replace.has(c) ? replace.get(c)! : c))
-    .filter((c): c is string => c !== null);
-}
-
 export function regroup(h: Hierarchy, names: Map<string, string>, opts: RegroupOptions) {
   compress(h);
-  for (const g of groupsPostOrder(h)) seriesLevel(h, g);
+  for (const g of groupsPostOrder(h)) foldSeries(h, g);
   groupArgs(h, names);
   chunkAll(h, opts);
 }

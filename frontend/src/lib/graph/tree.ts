@@ -122,3 +122,38 @@ export function eqnsUnder(h: Hierarchy, id: string): string[] {
 export function groupIds(h: Hierarchy): string[] {
   return [...h.nodes.values()].filter((n) => isGroup(n) && n.id !== h.root).map((n) => n.id);
 }
+
+export function setParent(h: Hierarchy, child: string, parent: string) {
+  h.nodes.get(child)!.parent = parent;
+}
+
+/** A new group of kind `kind` under `parent` holding `kids` (which it takes from their parents). */
+export function newGroup(
+  h: Hierarchy,
+  id: string,
+  kind: HKind,
+  parent: HNode,
+  kids: string[],
+  extra: Partial<HNode>,
+) {
+  const first = h.nodes.get(kids[0])!;
+  const n: HNode = { ...first, id, kind, parent: parent.id, children: kids, eqnId: null };
+  Object.assign(
+    n,
+    { primitive: null, varIds: [], scopeKind: null, name: '', jaxprName: '' },
+    extra,
+  );
+  h.nodes.set(id, n);
+  for (const k of kids) setParent(h, k, id);
+  return n;
+}
+
+/**
+ * Apply a level's regrouping: each child in `replace` becomes its group's id (the first member)
+ * or disappears (null: a later member of a group already placed).
+ */
+export function replaceChildren(g: HNode, replace: Map<string, string | null>) {
+  g.children = g.children
+    .map((c) => (replace.has(c) ? replace.get(c)! : c))
+    .filter((c): c is string => c !== null);
+}

@@ -2,9 +2,9 @@
  * The graph pane's structure state: the selected card's hierarchy, which groups are expanded,
  * the visible graph, its scene (laid out level by level in the worker), the naming mode, the
  * keyboard cursor, and timing figures for the perf spec. A card opens at its overview
- * (visible.ts expansionOrder; of it and its folded-back variants, the largest that fits the pane
- * at a readable zoom, all laid out in one worker round trip); every expand/collapse re-runs only the levels that changed
- * (the worker caches the rest). Stale layouts are dropped by request number so quick card
+ * (visible.ts expansionOrder; of it and its folded-back variants, the largest that fit.ts takes
+ * for the pane, all laid out in one worker round trip); every expand/collapse re-runs only the
+ * levels that changed (the worker caches the rest). Stale layouts are dropped by request number so quick card
  * switches and toggles cannot race. The camera is `viewport`.
  */
 import { buildHierarchy } from '../graph/hierarchy';
@@ -18,6 +18,7 @@ import type { TraceCard } from '../protocol/types';
 import type { Selection } from './selection.svelte';
 import { MARGIN, Viewport } from './viewport.svelte';
 import { READABLE_K } from '../graph/lod';
+import { acceptable, type FitSpec } from '../graph/fit';
 
 /** Most candidate overviews laid out for a card's first view. */
 const OVERVIEW_TRIES = 6;
@@ -73,6 +74,10 @@ export class GraphView {
   #pending: Omit<GraphTimings, 'totalMs'> | null = null;
   /** The overview's expansions, in order, while the first view may still fold some back. */
   #overview: string[] = [];
+  /** A group being expanded or collapsed by the user, and where its box was on screen. */
+  #anchor: { id: string; at: { x: number; y: number } } | null = null;
+  /** The next scene starts at the readable top-left view (expand all). */
+  #restart = false;
 
   constructor(private selection: Selection | null = null) {}
 
@@ -116,7 +121,9 @@ export class GraphView {
     void this.#relayout('toggle');
   }
 
+  /** Expand or collapse a group the user pointed at; the keyboard cursor moves onto it. */
   toggle(id: string) {
+    if (this.hierarchy?.nodes.has(id)) this.current = id;
     if (this.isOpen(id)) this.collapse(id);
     else this.expand(id);
   }
@@ -124,6 +131,7 @@ export class GraphView {
   expand(id: string) {
     const n = this.hierarchy?.nodes.get(id);
     if (!n || !isGroup(n) || this.isOpen(id)) return;
+    this.#anchorAt(id);
     this.setExpanded(new Set([...this.expanded, id]));
   }
 
@@ -132,11 +140,21 @@ export class GraphView {
     const next = new Set(this.expanded);
     next.delete(id);
     if (this.current && this.#inside(this.current, id)) this.current = id;
+    this.#anchorAt(id);
     this.setExpanded(next);
   }
 
+  /** The group being toggled stays where it is on screen (see Viewport.keep). */
+  #anchorAt(id: string) {
+    const b = this.scene?.byId.get(id);
+    this.#anchor = b ? { id, at: this.viewport.toScreen(b.x, b.y) } : null;
+  }
+
   expandAll() {
-    if (this.hierarchy) this.setExpanded(new Set(groupIds(this.hierarchy)));
+    if (!this.hierarchy) return;
+    this.#anchor = null;
+    this.#restart = true;
+    this.setExpanded(new Set(groupIds(this.hierarchy)));
   }
 
   /** Back to the card's overview. */
@@ -217,23 +235,24 @@ export class GraphView {
   /**
    * The expansion sets to lay out: the current one, or for a card's first view its overview
    * and that overview with its last expansions folded back (at most OVERVIEW_TRIES), smallest
-   * first, so one round trip finds the largest overview that fits the pane at a readable zoom
-   * (the worker stops at the first that does not fit).
+   * first, so one round trip finds the largest overview fit.ts accepts for the pane (the worker
+   * stops at the first it does not).
    */
   #candidates(cause: GraphTimings['cause']): Set<string>[] {
     const order = this.#overview;
     if (cause !== 'open' || !order.length || !this.viewport.width) return [this.expanded];
+    // Small ones first (the worker stops at the first not taken), and the whole overview.
     const sizes = Array.from({ length: order.length + 1 }, (_, k) => k);
     const picked =
-      sizes.length > OVERVIEW_TRIES ? [0, ...sizes.slice(-(OVERVIEW_TRIES - 1))] : sizes;
+      sizes.length > OVERVIEW_TRIES ? [...sizes.slice(0, OVERVIEW_TRIES - 1), order.length] : sizes;
     return picked.map((k) => new Set(order.slice(0, k)));
   }
 
-  /** The last candidate that fits the pane readably (else the smallest). */
-  #pick(scenes: Scene[]): number {
+  /** The last candidate fit.ts accepts (else the smallest). */
+  #pick(scenes: Scene[], fit: FitSpec): number {
     let best = 0;
     scenes.forEach((s, i) => {
-      if (this.viewport.fitK(s.width, s.height) >= READABLE_K) best = i;
+      if (acceptable(s, scenes[0], fit)) best = i;
     });
     return best;
   }
@@ -254,12 +273,12 @@ export class GraphView {
     try {
       this.#client ??= new LayoutClient();
       const vp = this.viewport;
-      const fit = { width: vp.width, height: vp.height, k: READABLE_K, margin: MARGIN };
+      const fit: FitSpec = { width: vp.width, height: vp.height, k: READABLE_K, margin: MARGIN };
       const out = await this.#client.layout(jobs, sets.length > 1 ? fit : undefined);
       if (req !== this.#req) return;
-      // The worker stops after the first candidate that does not fit: only those came back.
+      // The worker stops after the first candidate fit.ts does not take: only those came back.
       const scenes = out.layouts.map((l, k) => compose(graphs[k], h.root, l));
-      const i = scenes.length > 1 ? this.#pick(scenes) : 0;
+      const i = scenes.length > 1 ? this.#pick(scenes, fit) : 0;
       const vg = graphs[i];
       this.#pending = {
         seq: this.sceneSeq + 1,
@@ -276,6 +295,11 @@ export class GraphView {
       if (sets.length > 1) this.expanded = sets[i];
       this.visible = vg;
       this.scene = scenes[i];
+      const anchor = this.#anchor && scenes[i].byId.get(this.#anchor.id);
+      if (anchor && cause === 'toggle') this.viewport.keep(anchor, this.#anchor!.at);
+      if (this.#restart) this.viewport.initial(scenes[i].width, scenes[i].height);
+      this.#anchor = null;
+      this.#restart = false;
       this.status = 'ready';
       this.firstView = cause === 'open';
       this.sceneSeq += 1;

@@ -90,6 +90,31 @@ export class Viewport {
     return this.shows({ x: 0, y: 0, width, height });
   }
 
+  /** Where a scene point is on screen. */
+  toScreen(px: number, py: number): { x: number; y: number } {
+    const { x, y, k } = this.transform;
+    return { x: px * k + x, y: py * k + y };
+  }
+
+  /**
+   * Keep a box where it was on screen (its top-left at `at`), then pan as little as needed to
+   * bring the rest of it in: a group the user just expanded opens in place, towards where there
+   * is room, with its title bar staying in sight when it is larger than the pane.
+   */
+  keep(box: Rect, at: { x: number; y: number }) {
+    const { k } = this.transform;
+    let x = at.x - box.x * k;
+    let y = at.y - box.y * k;
+    const fit = (pos: number, size: number, view: number) => {
+      const lo = pos + size * k - (view - MARGIN);
+      if (size * k > view - 2 * MARGIN) return MARGIN - pos;
+      return lo > 0 ? -lo : pos < MARGIN ? MARGIN - pos : 0;
+    };
+    x += fit(box.x * k + x, box.width, this.width);
+    y += fit(box.y * k + y, box.height, this.height);
+    this.transform = { k, x, y };
+  }
+
   /** Centre a box unless it is already fully visible at a readable zoom. */
   reveal(box: Rect) {
     if (this.transform.k >= READABLE_K && this.shows(box)) return;
