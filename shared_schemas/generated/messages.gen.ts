@@ -3,11 +3,11 @@
 
 export type CardKind = "grad" | "value_and_grad" | "vjp" | "jvp" | "linearize" | "vmap" | "jit" | "make_jaxpr" | "jacfwd" | "jacrev" | "hessian" | "show";
 export type ClientMessage = Hello | RunRequest | CancelRequest | Ping;
-export type ErrorCode = "malformed_message" | "message_too_large" | "unknown_type" | "invalid_message" | "protocol_version" | "code_too_large" | "busy" | "not_found" | "sandbox_unavailable" | "invalid_card" | "internal";
-export type RunErrorKind = "exception" | "syntax" | "timeout" | "memory" | "output_limit" | "kernel_crashed" | "cancelled" | "internal";
+export type ErrorCode = "malformed_message" | "message_too_large" | "unknown_type" | "invalid_message" | "protocol_version" | "code_too_large" | "busy" | "not_found" | "sandbox_unavailable" | "invalid_card" | "too_many_connections" | "internal";
+export type RunErrorKind = "exception" | "syntax" | "timeout" | "memory" | "output_limit" | "kernel_crashed" | "cancelled" | "queue_timeout" | "internal";
 export type RunState = "queued" | "starting" | "tracing" | "compiling" | "running" | "done" | "error" | "cancelled" | "timeout";
 export type SandboxMode = "full" | "rlimits_only" | "unavailable";
-export type ServerMessage = Welcome | Status | Stream | TraceCardMessage | CardUpdate | RunReply | ErrorMessage | Pong | Display;
+export type ServerMessage = Welcome | Status | Stream | TraceCardMessage | TraceCardChunk | CardUpdate | RunReply | ErrorMessage | Pong | Display;
 export type StageLanguage = "jaxpr" | "mlir" | "hlo" | "json";
 export type StageName = "jvp" | "partial_eval_known" | "partial_eval_unknown" | "linear" | "transpose" | "vmap" | "stablehlo" | "hlo" | "cost_analysis";
 export type Atom = VarData | LiteralData;
@@ -173,6 +173,8 @@ export interface Health {
   sandbox: SandboxInfo;
   pool_ready: number;
   kernels: number;
+  running?: number;
+  queued?: number;
 }
 
 /**
@@ -411,13 +413,18 @@ export interface Stage {
   rows?: RowLink[];
 }
 
-/** A run's state changed; `elapsed_ms` counts from the server receiving the run_request. */
+/**
+ * A run's state changed; `elapsed_ms` counts from the server receiving the run_request.
+ *
+ * While `queued`, `queue_position` is how many runs wait ahead of this one (0: next).
+ */
 export interface Status {
   type: "status";
   run_id: string;
   state: RunState;
   detail: string | null;
   elapsed_ms: number;
+  queue_position?: number | null;
 }
 
 /**
@@ -484,6 +491,22 @@ export interface TraceCard {
   notices?: Notice[];
 }
 
+/**
+ * One piece of a `trace_card` frame too large for one websocket frame.
+ *
+ * The `data` of chunks 0..count-1 of one `transfer_id`, concatenated, is the JSON text of the
+ * whole `trace_card` envelope (whose `id` is `transfer_id`); the page reassembles it and then
+ * validates and handles it like any other frame. Chunks of one transfer arrive in order.
+ */
+export interface TraceCardChunk {
+  type: "trace_card_chunk";
+  run_id: string;
+  transfer_id: string;
+  index: number;
+  count: number;
+  data: string;
+}
+
 /** A trace card recorded by the run, sent as soon as it is complete, in program order. */
 export interface TraceCardMessage {
   type: "trace_card";
@@ -542,6 +565,6 @@ export const PROTOCOL_VERSION = 2 as const;
 export const CLIENT_MESSAGE_TYPES = ["hello", "run_request", "cancel_request", "ping"] as const;
 export type ClientMessageType = ClientMessage["type"];
 export type ClientMessageOf<T extends ClientMessageType> = Extract<ClientMessage, { type: T }>;
-export const SERVER_MESSAGE_TYPES = ["welcome", "status", "stream", "trace_card", "card_update", "run_reply", "error", "pong", "display"] as const;
+export const SERVER_MESSAGE_TYPES = ["welcome", "status", "stream", "trace_card", "trace_card_chunk", "card_update", "run_reply", "error", "pong", "display"] as const;
 export type ServerMessageType = ServerMessage["type"];
 export type ServerMessageOf<T extends ServerMessageType> = Extract<ServerMessage, { type: T }>;

@@ -30,6 +30,7 @@ def test_there_are_samples_for_every_message_type():
         "stream",
         "display",
         "trace_card",
+        "trace_card_chunk",
         "card_update",
         "run_reply",
         "error",

@@ -42,6 +42,7 @@ from shared_schemas.messages import (
     ServerMessage,
     Status,
     Stream,
+    TraceCardChunk,
     TraceCardMessage,
     Welcome,
     server_envelope,

@@ -66,3 +66,5 @@ class Health(WireModel):
     sandbox: SandboxInfo
     pool_ready: int
     kernels: int
+    running: int = 0
+    queued: int = 0

@@ -88,6 +88,7 @@ ErrorCode = Literal[
     "not_found",
     "sandbox_unavailable",
     "invalid_card",
+    "too_many_connections",
     "internal",
 ]
 RunErrorKind = Literal[
@@ -98,6 +99,7 @@ RunErrorKind = Literal[
     "output_limit",
     "kernel_crashed",
     "cancelled",
+    "queue_timeout",
     "internal",
 ]
 
@@ -142,13 +144,16 @@ class Welcome(WireModel):
 
 
 class Status(WireModel):
-    """A run's state changed; `elapsed_ms` counts from the server receiving the run_request."""
+    """A run's state changed; `elapsed_ms` counts from the server receiving the run_request.
+
+    While `queued`, `queue_position` is how many runs wait ahead of this one (0: next)."""
 
     type: Literal["status"]
     run_id: MessageId
     state: RunState
     detail: str | None
     elapsed_ms: float
+    queue_position: int | None = Field(default=None, ge=0)
 
 
 class Stream(WireModel):
@@ -187,6 +192,21 @@ class Display(WireModel):
     width: int = Field(ge=1, le=10000)
     height: int = Field(ge=1, le=10000)
     alt: str = Field(max_length=300)
+
+
+class TraceCardChunk(WireModel):
+    """One piece of a `trace_card` frame too large for one websocket frame.
+
+    The `data` of chunks 0..count-1 of one `transfer_id`, concatenated, is the JSON text of the
+    whole `trace_card` envelope (whose `id` is `transfer_id`); the page reassembles it and then
+    validates and handles it like any other frame. Chunks of one transfer arrive in order."""
+
+    type: Literal["trace_card_chunk"]
+    run_id: MessageId
+    transfer_id: MessageId
+    index: int = Field(ge=0)
+    count: int = Field(ge=1)
+    data: str
 
 
 class CardUpdate(WireModel):
@@ -251,6 +271,7 @@ ServerMessage = Annotated[
     | Status
     | Stream
     | TraceCardMessage
+    | TraceCardChunk
     | CardUpdate
     | RunReply
     | ErrorMessage
