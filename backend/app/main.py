@@ -2,9 +2,11 @@
 
 Task tree:
 
-    uvicorn
+    uvicorn (logging through app.logs.SafeFormatter: one escaped line per record)
+      ├─ BodyLimit middleware (413 over max_body_bytes), validation errors without echoes
       └─ lifespan: open the share store, choose the provisioner (full sandbox, rlimits_only on
-         loopback, or none), start the KernelManager (warm pool) … on shutdown close both
+         loopback, or none), start the KernelManager (warm pool, queue) and the connection
+         limiter … on shutdown close both
 
 The server never imports didax and never runs user code; kernels are separate processes.
 
@@ -14,18 +16,23 @@ Imports: fastapi, uvicorn, app.*.
 from __future__ import annotations
 
 import argparse
+import ctypes
 import logging
+import logging.config
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import replace
 
 import uvicorn
 from fastapi import FastAPI
+from fastapi.exceptions import RequestValidationError
 
 from app.api import http, ws
+from app.clients import ConnectionLimiter
 from app.config import Settings
 from app.kernels.manager import KernelManager
 from app.kernels.provisioner import Provisioner, choose_provisioner
+from app.logs import uvicorn_log_config
 from app.store.shares import ShareStore
 
 log = logging.getLogger("didax.main")
@@ -60,10 +67,27 @@ def create_app(
         "is described by shared_schemas (PROTOCOL.md).",
     )
     app.state.settings = settings
+    app.state.connections = ConnectionLimiter(settings.client_connections, settings.max_connections)
+    app.add_middleware(http.BodyLimit, max_bytes=settings.max_body_bytes)
+    app.add_exception_handler(RequestValidationError, http.validation_error)
     app.include_router(http.api)
     app.include_router(ws.router)
     app.include_router(http.root)
+    openapi = app.openapi
+    app.openapi = lambda: app.openapi_schema or http.add_share_schema(openapi())  # type: ignore[method-assign]
     return app
+
+
+def fixed_mmap_threshold(threshold: int = 128 * 1024) -> bool:
+    """Make glibc serve every allocation over `threshold` with its own mmap, and give it back
+    to the system when freed. By default glibc raises that threshold to the largest block
+    freed so far (up to 32 MiB), after which big transient buffers (a card's frames, a kernel's
+    long lines) come from the heap and the process keeps their memory. False off glibc."""
+    try:
+        libc = ctypes.CDLL("libc.so.6")
+        return bool(libc.mallopt(-3, threshold))  # M_MMAP_THRESHOLD
+    except (OSError, AttributeError):
+        return False
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -72,15 +96,17 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--port", type=int, default=8000)
     parser.add_argument("--log-level", default="info")
     args = parser.parse_args(argv)
-    logging.basicConfig(
-        level=args.log_level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s"
-    )
+    fixed_mmap_threshold()
+    log_config = uvicorn_log_config(args.log_level)
+    logging.config.dictConfig(log_config)
     settings = replace(Settings.from_env(), host=args.host, port=args.port)
     uvicorn.run(
         create_app(settings),
         host=args.host,
         port=args.port,
         log_level=args.log_level,
+        log_config=log_config,
+        forwarded_allow_ips=settings.forwarded_allow_ips,
         ws_max_size=16 << 20,
         ws_ping_interval=20,
     )

@@ -1,17 +1,19 @@
-"""A websocket session: answers client messages, runs programs in the session's own kernel.
+"""A websocket session: answers client messages and runs programs, each in a fresh kernel.
 
 Task tree (per connection):
 
     Session.handle(envelope)            called by the websocket reader for each valid frame
-      └─ _run_task (at most one)        acquire a kernel → execute → status + run_reply
-           └─ acquire task              a pooled or freshly spawned kernel (may be queued)
-    Outbox                              messages to send; the websocket writer drains it,
-                                        merging consecutive stream chunks of one stream
+      └─ run task (one active)          acquire (queued: position in status) → execute →
+           ├─ acquire task              final status + run_reply → release (destroy) the kernel
+           └─ cancel wait               a cancel_request while queued takes the run out of
+                                        the queue; while running it kills the kernel
+    Outbox (app.outbox)                 bounded; the websocket writer drains it
 
-The session's kernel is reused for its next run unless a limit, crash or cancel destroyed it
-(or DIDAX_KERNEL_REUSE=run); it is released when the connection closes.
+A session never holds a kernel between runs: every run gets a fresh one from the warm pool and
+the kernel is destroyed with its whole process tree when the run ends. Closing the connection
+cancels a queued run before it can take a kernel, and destroys a running one.
 
-Imports: the standard library, shared_schemas, app.config, app.kernels.
+Imports: the standard library, shared_schemas, app.config, app.logs, app.outbox, app.kernels.
 """
 
 from __future__ import annotations
@@ -22,13 +24,16 @@ import itertools
 import logging
 import secrets
 import time
-from collections import deque
 from typing import Any
 
 from app.config import Settings
 from app.kernels.kernel import Kernel, KernelStartError, RunOutcome
-from app.kernels.manager import KernelManager, SandboxUnavailable
+from app.kernels.manager import KernelManager, QueueTimeout, SandboxUnavailable
+from app.kernels.protocol import human_bytes
+from app.logs import LogBudget
+from app.outbox import Outbox
 from shared_schemas import (
+    CardUpdate,
     ClientEnvelope,
     Display,
     ErrorMessage,
@@ -37,51 +42,15 @@ from shared_schemas import (
     RunReply,
     RunRequest,
     RunSettings,
-    ServerEnvelope,
     Status,
     Stream,
-    TraceCard,
-    TraceCardMessage,
     Welcome,
     server_envelope,
 )
 
 log = logging.getLogger("didax.session")
 SERVER_VERSION = "0.1.0"
-MAX_STREAM_CHUNK = 64 * 1024
-
-
-class Outbox:
-    """Server messages waiting to be sent, in order."""
-
-    def __init__(self) -> None:
-        self._items: deque[ServerEnvelope] = deque()
-        self._ready = asyncio.Event()
-
-    def put(self, env: ServerEnvelope) -> None:
-        self._items.append(env)
-        self._ready.set()
-
-    async def take(self) -> list[ServerEnvelope]:
-        """Everything queued, with consecutive chunks of the same stream merged."""
-        await self._ready.wait()
-        self._ready.clear()
-        batch: list[ServerEnvelope] = []
-        while self._items:
-            env = self._items.popleft()
-            prev = batch[-1] if batch else None
-            if (
-                prev is not None
-                and isinstance(env.msg, Stream)
-                and isinstance(prev.msg, Stream)
-                and prev.msg.run_id == env.msg.run_id
-                and prev.msg.name == env.msg.name
-                and len(prev.msg.text) + len(env.msg.text) <= MAX_STREAM_CHUNK
-            ):
-                prev.msg.text += env.msg.text
-                continue
-            batch.append(env)
-        return batch
+STREAM_PIECE_CHARS = 16 * 1024  # ≤ 64 KiB of UTF-8 per stream frame
 
 
 class _Sink:
@@ -93,60 +62,77 @@ class _Sink:
     def elapsed_ms(self) -> float:
         return (time.monotonic() - self.started) * 1000
 
-    def status(self, state: str, detail: str | None = None) -> None:
-        self.session.send(
-            Status(
-                type="status",
-                run_id=self.run_id,
-                state=state,  # type: ignore[arg-type]
-                detail=detail,
-                elapsed_ms=self.elapsed_ms(),
-            ),
-            self.run_id,
+    def status(self, state: str, detail: str | None = None, position: int | None = None) -> None:
+        msg = Status(
+            type="status",
+            run_id=self.run_id,
+            state=state,  # type: ignore[arg-type]
+            detail=detail,
+            elapsed_ms=self.elapsed_ms(),
+            queue_position=position,
         )
+        self.session.send(msg, self.run_id)
+
+    def queued(self, state: str, ahead: int) -> None:
+        """The manager's queue report: waiting (with how many runs ahead) or starting."""
+        if state == "starting":
+            self.status("starting", "starting a fresh kernel")
+        else:
+            self.status("queued", f"waiting for a kernel, {ahead} ahead", ahead)
 
     def stream(self, name: str, text: str) -> None:
-        if text:
-            self.session.send(
-                Stream(
-                    type="stream",
-                    run_id=self.run_id,
-                    name=name,  # type: ignore[arg-type]
-                    text=text,
-                ),
-                self.run_id,
-            )
+        for start in range(0, len(text), STREAM_PIECE_CHARS):
+            piece = text[start : start + STREAM_PIECE_CHARS]
+            msg = Stream(type="stream", run_id=self.run_id, name=name, text=piece)  # type: ignore[arg-type]
+            self.session.send(msg, self.run_id)
 
     def display(self, image: Display) -> None:
         self.session.send(image, self.run_id)
 
-    def card(self, card: TraceCard) -> None:
-        self.session.send(
-            TraceCardMessage(type="trace_card", run_id=self.run_id, card=card), self.run_id
-        )
+    def next_id(self) -> str:
+        return self.session.next_id()
+
+    def card(self, frames: list[str]) -> None:
+        """A validated card: its frame, or its trace_card_chunk frames (app.kernels.cards)."""
+        self.session.outbox.put_frames(frames)
 
     def card_error(self, detail: str) -> None:
         self.session.error(
             "invalid_card", "a trace card could not be recorded", detail, self.run_id
         )
 
+    def card_update(self, card_id: str, call_count: int) -> None:
+        msg = CardUpdate(
+            type="card_update", run_id=self.run_id, card_id=card_id, call_count=call_count
+        )
+        self.session.send(msg, self.run_id)
+
+    async def wait_room(self) -> None:
+        await self.session.outbox.wait_room()
+
 
 class Session:
     """One websocket connection's state."""
 
-    def __init__(self, settings: Settings, manager: KernelManager, outbox: Outbox) -> None:
+    def __init__(
+        self, settings: Settings, manager: KernelManager, outbox: Outbox, client: str
+    ) -> None:
         self.settings, self.manager, self.outbox = settings, manager, outbox
+        self.client = client
         self.id = secrets.token_hex(8)
         self._ids = itertools.count(1)
         self.kernel: Kernel | None = None
-        self._run_task: asyncio.Task[None] | None = None
-        self._run_id: str | None = None
+        self._run_id: str | None = None  # the active run (None once its run_reply is queued)
+        self._tasks: set[asyncio.Task[None]] = set()
         self._cancel = asyncio.Event()
-        self._idle: asyncio.TimerHandle | None = None
+        self._logs = LogBudget(rate_per_s=1.0, burst=5, cap=30)
 
     # ------------------------------------------------------------------ sending
+    def next_id(self) -> str:
+        return f"s-{next(self._ids)}"
+
     def send(self, msg: Any, parent_id: str | None) -> None:
-        self.outbox.put(server_envelope(f"s-{next(self._ids)}", parent_id, msg))
+        self.outbox.put(server_envelope(self.next_id(), parent_id, msg))
 
     def error(self, code: str, message: str, detail: str | None, parent_id: str | None) -> None:
         self.send(
@@ -197,21 +183,21 @@ class Session:
                 None,
                 run_id,
             )
-        elif self._run_task is not None and not self._run_task.done():
+        elif self._run_id is not None:
             self.error("busy", f"run {self._run_id} is still in progress", None, run_id)
         elif self.manager.provisioner is None:
             self.error(
                 "sandbox_unavailable", "this server does not run code", self.manager.reason, run_id
             )
         else:
-            if self._idle is not None:
-                self._idle.cancel()
             self._run_id = run_id
             self._cancel = asyncio.Event()
-            self._run_task = asyncio.create_task(self._run(run_id, req))
+            task = asyncio.create_task(self._run(run_id, req))
+            self._tasks.add(task)
+            task.add_done_callback(self._tasks.discard)
 
     def _cancel_run(self, msg_id: str, run_id: str) -> None:
-        if run_id != self._run_id or self._run_task is None or self._run_task.done():
+        if self._run_id is None or run_id != self._run_id:
             self.error("not_found", f"no active run {run_id}", None, msg_id)
             return
         self._cancel.set()
@@ -230,70 +216,68 @@ class Session:
     async def _run(self, run_id: str, req: RunRequest) -> None:
         sink = _Sink(self, run_id, time.monotonic())
         settings = self._clamped(req.settings)
+        kernel: Kernel | None = None
         try:
-            kernel = await self._kernel_for_run(sink)
-            if kernel is None:
-                outcome = RunOutcome(
-                    "cancelled", _err("cancelled", "the run was cancelled"), 0, False
+            try:
+                kernel = await self._acquire(sink)
+                if kernel is None:
+                    outcome = _outcome("cancelled", "cancelled", "the run was cancelled")
+                else:
+                    outcome = await self._execute(kernel, run_id, req.code, settings, sink)
+            except QueueTimeout as exc:
+                outcome = _outcome(
+                    "error", "queue_timeout", f"{exc}; the server is busy, try again"
                 )
-            else:
-                outcome = await kernel.execute(run_id, req.code, settings, sink, settings.timeout_s)
-                await self._after_run(kernel, outcome)
-        except (KernelStartError, SandboxUnavailable) as exc:
-            outcome = RunOutcome("error", _err("kernel_crashed", f"no kernel: {exc}"), 0, False)
-        except Exception as exc:  # the server must survive any bug in a run
-            log.exception("run %s failed", run_id)
-            outcome = RunOutcome("error", _err("internal", f"internal error: {exc}"), 0, False)
-        self._finish(sink, outcome)
+            except (KernelStartError, SandboxUnavailable) as exc:
+                outcome = _outcome("error", "kernel_crashed", f"no kernel: {exc}")
+            except Exception:  # the server must survive any bug in a run
+                log.exception("session %s: a run failed", self.id)
+                outcome = _outcome("error", "internal", "internal error")
+            self._finish(sink, outcome)
+        finally:
+            if kernel is not None:  # one run per kernel: destroyed with its whole tree
+                await self.manager.release(kernel)
 
-    async def _kernel_for_run(self, sink: _Sink) -> Kernel | None:
-        """The session's kernel, or a new one; None if the run was cancelled meanwhile."""
-        if self.kernel is not None and self.kernel.alive:
-            return self.kernel
-        if self.kernel is not None:
-            await self.manager.release(self.kernel)
-            self.kernel = None
-        acquire = asyncio.create_task(self.manager.acquire(sink.status))
+    async def _acquire(self, sink: _Sink) -> Kernel | None:
+        """A fresh kernel for the run, or None if it was cancelled while waiting."""
+        acquire = asyncio.create_task(self.manager.acquire(self.client, sink.queued))
         cancelled = asyncio.create_task(self._cancel.wait())
         try:
             await asyncio.wait({acquire, cancelled}, return_when=asyncio.FIRST_COMPLETED)
-        except asyncio.CancelledError:
-            acquire.add_done_callback(self._adopt_late_kernel)
-            raise
         finally:
             cancelled.cancel()
-        if not acquire.done():
-            acquire.add_done_callback(self._adopt_late_kernel)
+            if not acquire.done():
+                acquire.cancel()  # out of the queue; a kernel handed over meanwhile is destroyed
+                with contextlib.suppress(asyncio.CancelledError):
+                    await acquire
+        if acquire.cancelled():
             return None
-        self.kernel = acquire.result()
-        return None if self._cancel.is_set() else self.kernel
-
-    def _adopt_late_kernel(self, task: asyncio.Task[Kernel]) -> None:
-        if task.cancelled() or task.exception() is not None:
-            return
-        kernel = task.result()
-        if self.kernel is None and not self._closed:
-            self.kernel = kernel
-        else:
-            asyncio.get_running_loop().create_task(self.manager.release(kernel))
-
-    async def _after_run(self, kernel: Kernel, outcome: RunOutcome) -> None:
-        if not outcome.kernel_usable or not kernel.alive or self.settings.kernel_reuse == "run":
-            self.kernel = None
+        kernel = acquire.result()
+        if self._cancel.is_set():
             await self.manager.release(kernel)
-            return
-        loop = asyncio.get_running_loop()
-        self._idle = loop.call_later(self.settings.kernel_idle_s, self._release_idle, kernel)
+            return None
+        return kernel
 
-    def _release_idle(self, kernel: Kernel) -> None:
-        """An idle session gives its kernel (and slot) back; the next run gets a new one."""
-        running = self._run_task is not None and not self._run_task.done()
-        if self.kernel is kernel and not running:
+    async def _execute(
+        self, kernel: Kernel, run_id: str, code: str, settings: RunSettings, sink: _Sink
+    ) -> RunOutcome:
+        self.kernel = kernel
+        try:
+            return await kernel.execute(run_id, code, settings, sink, settings.timeout_s)
+        finally:
             self.kernel = None
-            asyncio.get_running_loop().create_task(self.manager.release(kernel))
+            if kernel.flood and self._logs.allow():
+                log.warning(
+                    "session %s slot %s: kernel killed: %s", self.id, kernel.slot, kernel.flood
+                )
 
     def _finish(self, sink: _Sink, outcome: RunOutcome) -> None:
-        sink.status(outcome.state, outcome.error["message"][:200] if outcome.error else None)
+        self._run_id = None
+        detail = outcome.error["message"][:200] if outcome.error else None
+        if outcome.output_truncated:
+            note = f"output truncated at {human_bytes(self.settings.max_output_bytes)}"
+            detail = f"{note}; {detail}" if detail else note
+        sink.status(outcome.state, detail)
         self.send(
             RunReply(
                 type="run_reply",
@@ -302,25 +286,30 @@ class Session:
                 duration_ms=sink.elapsed_ms(),
                 n_cards=outcome.n_cards,
                 error=outcome.error,
+                output_truncated=outcome.output_truncated,
             ),
             sink.run_id,
         )
-
-    _closed = False
+        if self._logs.allow():
+            log.info(
+                "session %s: run %s in %.0f ms, %d cards%s",
+                self.id,
+                outcome.state,
+                sink.elapsed_ms(),
+                outcome.n_cards,
+                ", output truncated" if outcome.output_truncated else "",
+            )
 
     async def close(self) -> None:
-        """Connection closed: stop the run and destroy the session's kernel."""
-        self._closed = True
-        if self._idle is not None:
-            self._idle.cancel()
-        if self._run_task is not None and not self._run_task.done():
-            self._run_task.cancel()
+        """Connection closed: a queued run leaves the queue, a running one loses its kernel."""
+        tasks = list(self._tasks)
+        for task in tasks:
+            task.cancel()
+        for task in tasks:
             with contextlib.suppress(asyncio.CancelledError, Exception):
-                await self._run_task
-        if self.kernel is not None:
-            kernel, self.kernel = self.kernel, None
-            await self.manager.release(kernel)
+                await task
 
 
-def _err(kind: str, message: str) -> dict[str, Any]:
-    return {"kind": kind, "exc_type": None, "message": message, "traceback": [], "user_line": None}
+def _outcome(state: str, kind: str, message: str) -> RunOutcome:
+    error = {"kind": kind, "exc_type": None, "message": message, "traceback": [], "user_line": None}
+    return RunOutcome(state, error, 0)

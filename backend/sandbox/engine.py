@@ -13,12 +13,15 @@ from __future__ import annotations
 
 import contextlib
 import inspect
+import json
 import sys
 import time
 from typing import Any
 
 from sandbox.runner import Channel, sanitize
 
+DEFAULT_CARD_BYTES = 16 << 20
+DEFAULT_CARDS_BYTES = 48 << 20
 WARM_CODE = "import didax.numpy\nf = didax.jit(lambda x: x * 2.0 + 1.0)\nf(didax.numpy.arange(3.0))"
 
 
@@ -28,10 +31,18 @@ def _log(text: str) -> None:
 
 
 class CardSink:
-    """`on_card` callback: forwards each card as soon as it completes, in program order."""
+    """`on_card` callback: forwards each card as soon as it completes, in program order.
 
-    def __init__(self, channel: Channel, run_id: str, max_cards: int, streams: tuple) -> None:
-        self.channel, self.run_id, self.max_cards = channel, run_id, max_cards
+    Transport budget (the recorder trims cards first; this is the backstop): a card whose JSON
+    is over `max_card_bytes`, or that would take the run's cards over `max_cards_bytes`, is
+    dropped with a `card_error` that says so instead of being sent."""
+
+    def __init__(
+        self, channel: Channel, run_id: str, limits: dict[str, Any], streams: tuple
+    ) -> None:
+        self.channel, self.run_id, self.max_cards = channel, run_id, 0
+        self.max_card_bytes = int(limits.get("max_card_bytes", DEFAULT_CARD_BYTES))
+        self.cards_left = int(limits.get("max_cards_bytes", DEFAULT_CARDS_BYTES))
         self.streams = streams
         self.count = 0
 
@@ -42,21 +53,31 @@ class CardSink:
             stream.flush()
         try:
             event = {"type": "trace_card", "run_id": self.run_id, "card": sanitize(card)}
-            self.channel.send(event)
+            text = json.dumps(event, allow_nan=False, separators=(",", ":"))
         except (TypeError, ValueError) as exc:
-            self.channel.send(
-                {
-                    "type": "card_error",
-                    "run_id": self.run_id,
-                    "detail": f"card {self.count} is not JSON-serialisable: {exc}",
-                }
-            )
+            self._error(f"card {self.count} is not JSON-serialisable: {exc}")
+        else:
+            if len(text) > min(self.max_card_bytes, self.cards_left):
+                self._error(self._too_large(len(text)))
+            else:
+                self.cards_left -= len(text)
+                self.channel.send_text(text)
         self.count += 1
 
     def update(self, card_id: str, call_count: int) -> None:
         """`on_card_update` callback: a card already sent was called again (same types)."""
         event = {"type": "card_update", "run_id": self.run_id, "card_id": str(card_id)}
         self.channel.send(dict(event, call_count=int(call_count)))
+
+    def _too_large(self, size: int) -> str:
+        if size > self.max_card_bytes:
+            limit = f"the {self.max_card_bytes >> 20} MiB limit per card"
+        else:
+            limit = "what is left of the run's card budget"
+        return f"card {self.count} was not sent: its {size / 2**20:.1f} MiB exceed {limit}"
+
+    def _error(self, detail: str) -> None:
+        self.channel.send({"type": "card_error", "run_id": self.run_id, "detail": detail})
 
 
 class Engine:
@@ -130,8 +151,10 @@ class Engine:
         except Exception as exc:  # noqa: BLE001
             _log(f"didax.config.update(jax_enable_x64) failed: {exc}")
 
-    def card_sink(self, channel: Channel, run_id: str, *streams: Any) -> CardSink:
-        return CardSink(channel, run_id, 0, streams)
+    def card_sink(
+        self, channel: Channel, run_id: str, limits: dict[str, Any], *streams: Any
+    ) -> CardSink:
+        return CardSink(channel, run_id, limits, streams)
 
     def capture(self, settings: dict[str, Any], sink: CardSink) -> Any:
         """The recording context for one run (a null context without didax.viz)."""

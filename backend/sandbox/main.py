@@ -3,9 +3,11 @@
     python -I -B sandbox/main.py      (config in $SBX_CFG, control fd in $SBX_CTL_FD)
 
 Order matters (../shared/notes/sandbox.md §4): import the engine and make the XLA client,
-lock down (rlimits, seccomp with TSYNC), announce `ready`, and only then read run requests —
-one JSON line each on stdin. Events go out as JSON lines on the control fd: ready, status,
-stream, trace_card, card_error, run_done. Raw fds 1 and 2 carry native output only.
+lock down (rlimits, seccomp with TSYNC), announce `ready`, and only then read the run request —
+one JSON line on stdin. A kernel serves exactly one run: after `run_done` the process exits at
+once (daemon threads die with it) and the server destroys what is left of its tree. Events go
+out as JSON lines on the control fd: ready, status, stream, output_truncated, trace_card,
+card_error, run_done (and `part`s of a long one). Raw fds 1 and 2 carry native output only.
 
 Imports: the standard library and this package; didax only through `sandbox.engine`.
 """
@@ -28,7 +30,7 @@ MAX_REQUEST_BYTES = 1 << 20
 
 
 def _serve(channel: Channel, engine: Engine) -> None:
-    """Read run requests until stdin closes; each gets exactly one run_done event."""
+    """Read the run request, run it, send its run_done and exit (no return after a run)."""
     stdin = os.fdopen(0, "rb")
     while True:
         line = stdin.readline(MAX_REQUEST_BYTES)
@@ -41,7 +43,7 @@ def _serve(channel: Channel, engine: Engine) -> None:
             continue
         if request.get("type") != "run":
             continue
-        channel.send(run_request(request, channel, engine))
+        channel.send_final(run_request(request, channel, engine))
 
 
 def main() -> int:

@@ -1,9 +1,10 @@
 """Run one user program inside the kernel and describe its outcome.
 
-Holds: the `jax` -> `didax` meta-path alias, the control channel writer, stdout/stderr
-redirection into `stream` events (the two interleaved in program order), JSON sanitising of
-trace cards, and the conversion of an exception into a RunError dict (traceback frames, the
-user's line; a missing module names what the kernel has).
+Holds: the `jax` -> `didax` meta-path alias, the control channel writer (long events in
+`part`s, the final event), stdout/stderr redirection into `stream` events (the two interleaved
+in program order, capped at the run's output allowance: the first part is kept), JSON
+sanitising of trace cards, and the conversion of an exception into a RunError dict (traceback
+frames, the user's line; a missing module names what the kernel has).
 
 Imports: the standard library and sandbox.plots; the engine is reached through `engine.Engine`.
 """
@@ -11,6 +12,7 @@ Imports: the standard library and sandbox.plots; the engine is reached through `
 from __future__ import annotations
 
 import builtins
+import contextlib
 import importlib
 import importlib.abc
 import importlib.machinery
@@ -31,22 +33,86 @@ from sandbox import plots
 USER_FILE = "<user>"
 MAX_FRAMES = 60
 MAX_MESSAGE_CHARS = 4000
+MAX_LINE_CHARS = 400
+PART_CHARS = 256 * 1024  # JSON escaping at most doubles it: every control line stays < 1 MiB
+DEFAULT_MAX_OUTPUT = 1 << 20
+STREAM_PIECE_CHARS = 32 * 1024
 
 
 class Channel:
-    """Newline-delimited JSON events to the server over the control fd (thread-safe)."""
+    """Newline-delimited JSON events to the server over the control fd (thread-safe).
+
+    The server caps every line (`PART_CHARS` keeps each one well under it): an event whose JSON
+    is longer goes out as consecutive `part` events whose `data` concatenate to its JSON text.
+    """
 
     def __init__(self, fd: int) -> None:
         self._fd = fd
         self._lock = threading.Lock()
 
-    def send(self, event: dict[str, Any]) -> None:
-        data = (json.dumps(event, allow_nan=False, separators=(",", ":")) + "\n").encode()
+    def send(self, event: dict[str, Any]) -> int:
+        """Send one event; returns the size of its JSON text."""
+        return self.send_text(json.dumps(event, allow_nan=False, separators=(",", ":")))
+
+    def send_text(self, text: str) -> int:
+        """Send an event already serialised (ASCII JSON, as `json.dumps` makes it)."""
         with self._lock:
-            view = memoryview(data)
-            while view:
-                written = os.write(self._fd, view)
-                view = view[written:]
+            self._write_event(text)
+        return len(text)
+
+    def send_final(self, event: dict[str, Any]) -> None:
+        """Send the run's last event and end the process while still holding the channel, so
+        no thread the program left behind can write after it (the server ends the run when
+        the process exits, not on this event)."""
+        text = json.dumps(event, allow_nan=False, separators=(",", ":"))
+        self._lock.acquire()
+        try:
+            self._write_event(text)
+        finally:
+            for stream in (sys.__stdout__, sys.__stderr__):
+                with contextlib.suppress(Exception):
+                    stream.flush()
+            os._exit(0)
+
+    def _write_event(self, text: str) -> None:
+        if len(text) <= PART_CHARS:
+            self._write((text + "\n").encode())
+            return
+        for start in range(0, len(text), PART_CHARS):
+            piece = text[start : start + PART_CHARS]
+            more = start + PART_CHARS < len(text)
+            part = {"type": "part", "data": piece, "more": more}
+            self._write((json.dumps(part, separators=(",", ":")) + "\n").encode())
+
+    def _write(self, data: bytes) -> None:
+        view = memoryview(data)
+        while view:
+            written = os.write(self._fd, view)
+            view = view[written:]
+
+
+class OutputBudget:
+    """What is left of the run's stdout+stderr allowance (`max_output_bytes`), shared by both
+    streams; past it the program's output is dropped and the server is told once."""
+
+    def __init__(self, channel: Channel, run_id: str, limit: int) -> None:
+        self.channel, self.run_id, self.left = channel, run_id, limit
+        self.truncated = False
+
+    def take(self, text: str) -> str:
+        """The part of `text` that still fits (UTF-8 bytes, cut on a character boundary)."""
+        if self.truncated:
+            return ""
+        data = text.encode("utf-8")
+        if len(data) <= self.left:
+            self.left -= len(data)
+            return text
+        kept = data[: self.left].decode("utf-8", "ignore")
+        self.left, self.truncated = 0, True
+        return kept
+
+    def announce(self) -> None:
+        self.channel.send({"type": "output_truncated", "run_id": self.run_id})
 
 
 class CtlStream(io.TextIOBase):
@@ -55,8 +121,9 @@ class CtlStream(io.TextIOBase):
     stdout and stderr are each other's `peer`: writing to one first flushes what the other
     holds, so the page receives the two streams interleaved as the program wrote them."""
 
-    def __init__(self, channel: Channel, run_id: str, name: str) -> None:
+    def __init__(self, channel: Channel, run_id: str, name: str, budget: OutputBudget) -> None:
         self._channel, self._run_id, self._name = channel, run_id, name
+        self._budget = budget
         self._buf: list[str] = []
         self._size = 0
         self.peer: CtlStream | None = None
@@ -67,6 +134,8 @@ class CtlStream(io.TextIOBase):
     def write(self, text: str) -> int:
         if not isinstance(text, str):
             raise TypeError(f"write() argument must be str, not {type(text).__name__}")
+        if self._budget.truncated:
+            return len(text)
         if self.peer is not None and self.peer._buf:
             self.peer.flush()
         self._buf.append(text)
@@ -79,9 +148,17 @@ class CtlStream(io.TextIOBase):
         if not self._buf:
             return
         text, self._buf, self._size = "".join(self._buf), [], 0
-        self._channel.send(
-            {"type": "stream", "run_id": self._run_id, "name": self._name, "text": text}
-        )
+        # A lone surrogate cannot travel as UTF-8: it becomes U+FFFD.
+        text = text.encode("utf-8", "replace").decode("utf-8")
+        was_truncated = self._budget.truncated
+        kept = self._budget.take(text)
+        for start in range(0, len(kept), STREAM_PIECE_CHARS):  # small events, never parts
+            piece = kept[start : start + STREAM_PIECE_CHARS]
+            self._channel.send(
+                {"type": "stream", "run_id": self._run_id, "name": self._name, "text": piece}
+            )
+        if self._budget.truncated and not was_truncated:
+            self._budget.announce()
 
 
 class _AliasLoader(importlib.abc.Loader):
@@ -145,7 +222,7 @@ def _frames(exc: BaseException, lines: list[str]) -> list[dict[str, Any]]:
                 "filename": fs.filename,
                 "lineno": fs.lineno or 0,
                 "name": fs.name,
-                "line": line or None,
+                "line": (line or "")[:MAX_LINE_CHARS] or None,
                 "user": user,
             }
         )
@@ -252,13 +329,16 @@ def run_request(request: dict[str, Any], channel: Channel, engine: Any) -> dict[
     settings = request.get("settings") or {}
     code = str(request.get("code", ""))
     lines = code.splitlines()
-    out, err = CtlStream(channel, run_id, "stdout"), CtlStream(channel, run_id, "stderr")
+    limits = request.get("limits") or {}
+    budget = OutputBudget(channel, run_id, int(limits.get("max_output_bytes", DEFAULT_MAX_OUTPUT)))
+    out = CtlStream(channel, run_id, "stdout", budget)
+    err = CtlStream(channel, run_id, "stderr", budget)
     out.peer, err.peer = err, out
     plots.prepare()
     saved = sys.stdout, sys.stderr, sys.stdin
     sys.stdout, sys.stderr, sys.stdin = out, err, io.StringIO()
     started = time.monotonic()
-    sink = engine.card_sink(channel, run_id, out, err)
+    sink = engine.card_sink(channel, run_id, limits, out, err)
     try:
         engine.configure(settings)
         channel.send({"type": "status", "run_id": run_id, "state": "running"})

@@ -32,7 +32,8 @@ def full_sandbox_or_skip() -> None:
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
     """The default server (full sandbox where possible, else rlimits_only)."""
-    proc = ServerProcess(tmp_path_factory.mktemp("srv"), pool_ready=1).start()
+    env = {"DIDAX_POOL_SIZE": "2", "DIDAX_QUEUE_TIMEOUT_S": "300"}
+    proc = ServerProcess(tmp_path_factory.mktemp("srv"), env, pool_ready=1).start(timeout=300)
     yield proc
     proc.stop()
 
@@ -45,12 +46,17 @@ def sandbox_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerP
         "DIDAX_SANDBOX": "full",
         "DIDAX_TEST_SECRET": "hunter2-server-secret",
         "DIDAX_POOL_SIZE": "2",
+        "DIDAX_RUN_TIMEOUT_S": "120",  # cases pass their own timeout_s
+        "DIDAX_QUEUE_TIMEOUT_S": "300",  # a busy CI machine may start kernels slowly
     }
-    proc = ServerProcess(tmp_path_factory.mktemp("sbx"), env, pool_ready=1).start()
+    proc = ServerProcess(tmp_path_factory.mktemp("sbx"), env, pool_ready=1).start(timeout=300)
     yield proc
     proc.stop()
 
 
-def fake_kernel_server(tmp: Path, script: str, **env: str) -> ServerProcess:
+def fake_kernel_server(
+    tmp: Path, script: str, log_level: str = "info", **env: str
+) -> ServerProcess:
     argv = json.dumps([sys.executable, str(Path(__file__).parent / "fake_kernels" / script)])
-    return ServerProcess(tmp, {"DIDAX_KERNEL_ARGV": argv, "DIDAX_POOL_SIZE": "0", **env})
+    env = {"DIDAX_KERNEL_ARGV": argv, "DIDAX_POOL_SIZE": "0", **env}
+    return ServerProcess(tmp, env, log_level=log_level)

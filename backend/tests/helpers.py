@@ -36,7 +36,13 @@ def free_port() -> int:
 class ServerProcess:
     """`python -m app.main` on 127.0.0.1:<free port>, stopped by its pid."""
 
-    def __init__(self, tmp: Path, env: dict[str, str] | None = None, pool_ready: int = 0):
+    def __init__(
+        self,
+        tmp: Path,
+        env: dict[str, str] | None = None,
+        pool_ready: int = 0,
+        log_level: str = "info",
+    ):
         self.port = free_port()
         self.tmp = tmp
         self.env = {
@@ -46,6 +52,7 @@ class ServerProcess:
             **(env or {}),
         }
         self.pool_ready = pool_ready
+        self.log_level = log_level
         self.proc: subprocess.Popen[bytes] | None = None
         self.log = tmp / f"server-{self.port}.log"
         self.host = "127.0.0.1"
@@ -54,7 +61,7 @@ class ServerProcess:
     def url(self) -> str:
         return f"http://127.0.0.1:{self.port}"
 
-    def start(self, timeout: float = 60.0) -> ServerProcess:
+    def start(self, timeout: float = 180.0) -> ServerProcess:
         with open(self.log, "ab") as out:
             self.proc = subprocess.Popen(
                 [
@@ -66,7 +73,7 @@ class ServerProcess:
                     "--port",
                     str(self.port),
                     "--log-level",
-                    "info",
+                    self.log_level,
                 ],
                 cwd=BACKEND,
                 env=self.env,
@@ -90,6 +97,28 @@ class ServerProcess:
     def health(self) -> dict[str, Any]:
         return httpx.get(self.url + "/healthz", timeout=5).json()
 
+    def rss_mib(self) -> float:
+        """The server process's resident memory."""
+        assert self.proc is not None
+        for line in Path(f"/proc/{self.proc.pid}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+        raise RuntimeError("no VmRSS")
+
+    def log_text(self) -> str:
+        return self.log.read_text(errors="replace")
+
+    def wait_idle(self, pool: int, timeout: float = 60.0) -> dict[str, Any]:
+        """Wait until no run holds a kernel and the pool is refilled to `pool`."""
+        deadline = time.monotonic() + timeout
+        health = self.health()
+        while time.monotonic() < deadline:
+            health = self.health()
+            if health["running"] == 0 and health["pool_ready"] == health["kernels"] == pool:
+                break
+            time.sleep(0.1)
+        return health
+
     def stop(self) -> None:
         if self.proc is None or self.proc.poll() is not None:
             return
@@ -107,6 +136,11 @@ class Client:
     def __init__(self, conn: ClientConnection) -> None:
         self.conn = conn
         self._n = 0
+        self.max_frame = 0  # the largest frame received, in UTF-8 bytes
+
+    def next_id(self) -> str:
+        """The id the next `send` will use."""
+        return f"c-{self._n + 1}"
 
     def send(self, msg: dict[str, Any], parent_id: str | None = None) -> str:
         self._n += 1
@@ -118,6 +152,7 @@ class Client:
 
     def recv(self, timeout: float = 30.0) -> dict[str, Any]:
         text = self.conn.recv(timeout=timeout)
+        self.max_frame = max(self.max_frame, len(text.encode()))
         ServerEnvelope.model_validate_json(text)  # every server frame must match the schema
         return json.loads(text)
 
@@ -146,7 +181,32 @@ class Client:
         return "".join(m["text"] for m in msgs if m["type"] == "stream" and m["name"] == "stdout")
 
 
+def cards(msgs: list[dict]) -> list[dict]:
+    """The run's trace cards, with `trace_card_chunk` transfers reassembled and validated as
+    the page does (chunks of one transfer in order, joined, then the whole frame)."""
+    out, parts = [], {}
+    for m in msgs:
+        if m["type"] == "trace_card":
+            out.append(m["card"])
+        elif m["type"] == "trace_card_chunk":
+            got = parts.setdefault(m["transfer_id"], [])
+            assert m["index"] == len(got), "chunks out of order"
+            got.append(m["data"])
+            if len(got) == m["count"]:
+                env = ServerEnvelope.model_validate_json("".join(parts.pop(m["transfer_id"])))
+                assert env.id == m["transfer_id"] and env.msg.type == "trace_card"
+                out.append(env.msg.card.model_dump(mode="json"))
+    assert not parts, "an unfinished chunk transfer"
+    return out
+
+
 @contextmanager
-def client(server: ServerProcess) -> Iterator[Client]:
-    with connect(f"ws://127.0.0.1:{server.port}/api/ws", max_size=32 << 20) as conn:
+def client(server: ServerProcess, source: str | None = None) -> Iterator[Client]:
+    """A protocol client; `source` binds a loopback source address (127.0.0.N), so tests can
+    be several client addresses."""
+    sock = None
+    if source is not None:
+        sock = socket.create_connection(("127.0.0.1", server.port), 10, (source, 0))
+    url = f"ws://127.0.0.1:{server.port}/api/ws"
+    with connect(url, max_size=32 << 20, sock=sock, open_timeout=30) as conn:
         yield Client(conn)

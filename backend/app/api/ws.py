@@ -1,30 +1,38 @@
-"""WS /api/ws — the session protocol endpoint, kept thin: validate → dispatch → send.
+"""WS /api/ws — the session protocol endpoint, kept thin: admit → validate → dispatch → send.
 
 Task tree (per connection):
 
     websocket_endpoint
-      ├─ reader (this coroutine)   receive frame → parse_frame → Session.handle, or a typed
-      │                            `error` reply; never closes the connection for bad input
+      ├─ admission                 per-client and total connection limits (app.clients); a
+      │                            refused connection gets `error` too_many_connections, close 1013
+      ├─ reader (this coroutine)   waits for outbox room → receive frame → parse_frame →
+      │                            Session.handle, or a typed `error` reply; never closes the
+      │                            connection for bad input
       └─ _writer                   drains the session's Outbox to the socket, in order
-    on disconnect: Session.close() destroys the session's kernel
+    on disconnect: Session.close() takes a queued run out of the queue / destroys its kernel
 
-Imports: starlette/fastapi, pydantic, shared_schemas, app.sessions.
+Frames are parsed by pydantic-core's JSON parser, which rejects what the protocol cannot
+carry (lone surrogates, NaN/Infinity, nesting deeper than 200) as `malformed_message`.
+
+Imports: starlette/fastapi, pydantic, shared_schemas, app.clients, app.outbox, app.sessions.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import logging
 from typing import Any
 
+import pydantic_core
 from fastapi import APIRouter, WebSocket, WebSocketDisconnect
 from pydantic import ValidationError
 from shared_schemas.codegen import protocol_schema
 
-from app.sessions import Outbox, Session
-from shared_schemas import PROTOCOL_VERSION, ClientEnvelope
+from app.clients import client_key
+from app.outbox import Outbox
+from app.sessions import Session
+from shared_schemas import PROTOCOL_VERSION, ClientEnvelope, ErrorMessage, server_envelope
 
 log = logging.getLogger("didax.ws")
 router = APIRouter()
@@ -32,6 +40,7 @@ CLIENT_TYPES = frozenset(
     protocol_schema()["$defs"][name]["properties"]["type"]["const"]
     for name in ("Hello", "RunRequest", "CancelRequest", "Ping")
 )
+TRY_AGAIN_LATER = 1013
 
 
 class FrameError(Exception):
@@ -49,10 +58,14 @@ def _frame_id(obj: Any) -> str | None:
 
 def _describe(exc: ValidationError) -> str:
     parts = []
-    for err in exc.errors()[:8]:
-        loc = ".".join(str(p) for p in err["loc"])
-        parts.append(f"{loc}: {err['msg']}")
+    for err in exc.errors(include_url=False, include_input=False, include_context=False)[:8]:
+        loc = ".".join(str(p) for p in err["loc"])[:120]
+        parts.append(f"{loc}: {err['msg'][:120]}")
     return "; ".join(parts)
+
+
+def _short(value: Any) -> str:
+    return f"{type(value).__name__} {repr(value)[:40]}"
 
 
 def parse_frame(text: str, max_bytes: int) -> ClientEnvelope:
@@ -63,17 +76,20 @@ def parse_frame(text: str, max_bytes: int) -> ClientEnvelope:
             "message_too_large", f"frame is {size} bytes; the limit is {max_bytes}", None, None
         )
     try:
-        obj = json.loads(text)
+        obj = pydantic_core.from_json(text, allow_inf_nan=False, cache_strings=False)
     except ValueError as exc:
-        raise FrameError("malformed_message", "frame is not valid JSON", str(exc), None) from None
+        raise FrameError(
+            "malformed_message", "frame is not valid JSON", str(exc)[:200], None
+        ) from None
     if not isinstance(obj, dict):
         raise FrameError("malformed_message", "frame is not a JSON object", None, None)
     fid = _frame_id(obj)
-    if obj.get("protocol_version") != PROTOCOL_VERSION:
+    version = obj.get("protocol_version")
+    if type(version) is not int or version != PROTOCOL_VERSION:
         raise FrameError(
             "protocol_version",
-            f"protocol_version must be {PROTOCOL_VERSION}",
-            f"got {obj.get('protocol_version')!r}",
+            f"protocol_version must be the integer {PROTOCOL_VERSION}",
+            f"got {_short(version)}",
             fid,
         )
     msg = obj.get("msg")
@@ -95,8 +111,10 @@ def parse_frame(text: str, max_bytes: int) -> ClientEnvelope:
 
 async def _writer(ws: WebSocket, outbox: Outbox) -> None:
     while True:
-        for env in await outbox.take():
-            await ws.send_text(env.model_dump_json())
+        frames, size = await outbox.take()
+        for frame in frames:
+            await ws.send_text(frame)
+        outbox.sent(size)
 
 
 def _frame_text(message: dict[str, Any]) -> str:
@@ -111,16 +129,45 @@ def _frame_text(message: dict[str, Any]) -> str:
         ) from None
 
 
+async def _room(outbox: Outbox, writer: asyncio.Task[None]) -> bool:
+    """Wait until the outbox has room; False if the writer ended (the client is gone)."""
+    if outbox.bytes <= outbox.high_water:
+        return not writer.done()
+    room = asyncio.create_task(outbox.wait_room())
+    await asyncio.wait({room, writer}, return_when=asyncio.FIRST_COMPLETED)
+    room.cancel()
+    return not writer.done()
+
+
+async def _refuse(ws: WebSocket, why: str) -> None:
+    error = ErrorMessage(type="error", code="too_many_connections", message=why, detail=None)
+    with contextlib.suppress(Exception):
+        await ws.send_text(server_envelope("s-0", None, error).model_dump_json())
+        await ws.close(code=TRY_AGAIN_LATER, reason="too many connections")
+
+
 @router.websocket("/api/ws")
 async def websocket_endpoint(ws: WebSocket) -> None:
     await ws.accept()
-    app = ws.app
-    settings, manager = app.state.settings, app.state.manager
-    outbox = Outbox()
-    session = Session(settings, manager, outbox)
+    state = ws.app.state
+    client = client_key(ws.client.host if ws.client else None)
+    refused = state.connections.admit(client)
+    if refused is not None:
+        await _refuse(ws, refused)
+        return
+    try:
+        await _serve(ws, client)
+    finally:
+        state.connections.leave(client)
+
+
+async def _serve(ws: WebSocket, client: str) -> None:
+    settings, manager = ws.app.state.settings, ws.app.state.manager
+    outbox = Outbox(settings.outbox_bytes)
+    session = Session(settings, manager, outbox, client)
     writer = asyncio.create_task(_writer(ws, outbox))
     try:
-        while True:
+        while await _room(outbox, writer):  # a client that does not read stops being read
             message = await ws.receive()
             if message["type"] == "websocket.disconnect":
                 break
@@ -129,7 +176,11 @@ async def websocket_endpoint(ws: WebSocket) -> None:
             except FrameError as err:
                 session.error(err.code, err.message, err.detail, err.parent_id)
                 continue
-            await session.handle(env)
+            try:
+                await session.handle(env)
+            except Exception:  # a bug must not drop the connection
+                log.exception("session %s: handling a message failed", session.id)
+                session.error("internal", "the server could not handle this message", None, env.id)
     except WebSocketDisconnect:
         pass
     finally:

@@ -1,18 +1,24 @@
-"""One live kernel: wait for `ready`, execute runs, enforce the wall clock and output caps.
+"""One live kernel: wait for `ready`, execute its one run, enforce the wall clock and caps.
 
 Task tree (per kernel, on the event loop):
 
     Kernel.start()
-      ├─ _pump_ctl        control fd lines → parsed events → self._events (EOF → _Ended)
-      ├─ _pump_raw(1)     raw stdout bytes → current run's sink (counted against the cap)
-      └─ _pump_raw(2)     raw stderr bytes → current run's sink, or the server log
-    Kernel.execute(run)   writes the request, consumes events until run_done, EOF (crash,
-                          kill) or the deadline; any limit kills the whole process tree
+      ├─ ControlChannel.pump   control fd → bounded EventQueue (app.kernels.channel)
+      ├─ _pump_raw(stdout)     raw fd 1 bytes → the run's sink (within the output allowance)
+      └─ _pump_raw(stderr)     raw fd 2 bytes → the run's sink, or DEBUG (escaped, budgeted)
+    Kernel.execute(run)        sends the request, consumes events until the channel ends, then
+                               waits for the process to exit: the run ends when the server sees
+                               the kernel finish (or kills it: deadline, cancel, flood), never on
+                               an event (`run_done` only describes the outcome; the last wins)
 
-Everything read from the kernel is hostile: lines are size-capped, events schema-checked, cards
-validated against TraceCard before they reach a client, and a run budget caps control bytes.
+A kernel serves exactly one run (the manager destroys it afterwards). Everything read from it
+is hostile: the control channel is bounded at all times (channel.py), cards are validated
+against TraceCard and framed (cards.py: large ones off the event loop and out of the server's
+memory) before they reach a client, and output over the allowance is dropped, not fatal: the
+run says it was truncated.
 
-Imports: the standard library, pydantic, shared_schemas, app.kernels.{protocol,provisioner}.
+Imports: the standard library, pydantic, shared_schemas, app.logs, app.kernels.{channel,
+protocol,provisioner}.
 """
 
 from __future__ import annotations
@@ -24,27 +30,28 @@ import logging
 import signal
 import time
 from collections import deque
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 from pydantic import ValidationError
 
+from app.kernels.cards import CardFramer
+from app.kernels.channel import ChannelLimits, ControlChannel, Ended, RawCard
 from app.kernels.protocol import (
-    ChannelOverflow,
-    KCard,
     KCardError,
+    KCardUpdate,
     KDisplay,
-    KLog,
+    KOutputTruncated,
     KStatus,
     KStream,
     Ready,
     RunDone,
     encode_run,
-    parse_event,
-    read_line,
+    human_bytes,
 )
 from app.kernels.provisioner import KernelProcess
-from shared_schemas import MAX_DISPLAYS_PER_RUN, Display, RunError, RunSettings, TraceCard
+from app.logs import LogBudget, escape
+from shared_schemas import MAX_DISPLAY_DATA, MAX_DISPLAYS_PER_RUN, Display, RunError, RunSettings
 
 log = logging.getLogger("didax.kernel")
 KERNEL_STATES = {"tracing", "compiling", "running"}
@@ -60,8 +67,40 @@ class RunSink(Protocol):
     def status(self, state: str, detail: str | None = None) -> None: ...
     def stream(self, name: str, text: str) -> None: ...
     def display(self, image: Display) -> None: ...
-    def card(self, card: TraceCard) -> None: ...
+    def next_id(self) -> str: ...
+    def card(self, frames: list[str]) -> None: ...
     def card_error(self, detail: str) -> None: ...
+    def card_update(self, card_id: str, call_count: int) -> None: ...
+    async def wait_room(self) -> None: ...
+
+
+@dataclass(frozen=True)
+class KernelLimits:
+    """Per-kernel caps (from Settings)."""
+
+    max_output: int
+    max_card_bytes: int
+    max_cards_bytes: int
+    channel: ChannelLimits
+
+    @classmethod
+    def from_settings(cls, s: Any) -> KernelLimits:
+        channel = ChannelLimits(
+            line_bytes=s.ctl_line_bytes,
+            event_bytes=s.max_card_bytes + (64 << 10),
+            display_bytes=MAX_DISPLAY_DATA + (64 << 10),
+            queue_bytes=s.ctl_queue_bytes,
+            kernel_bytes=s.ctl_kernel_bytes,
+        )
+        return cls(s.max_output_bytes, s.max_card_bytes, s.max_cards_bytes, channel)
+
+    def for_kernel(self) -> dict[str, int]:
+        """The limits the kernel enforces on itself (the server enforces them again)."""
+        return {
+            "max_output_bytes": self.max_output,
+            "max_card_bytes": self.max_card_bytes,
+            "max_cards_bytes": self.max_cards_bytes,
+        }
 
 
 @dataclass
@@ -71,12 +110,7 @@ class RunOutcome:
     state: str
     error: dict[str, Any] | None
     n_cards: int
-    kernel_usable: bool
-
-
-@dataclass
-class _Ended:
-    reason: str
+    output_truncated: bool = False
 
 
 @dataclass
@@ -85,65 +119,74 @@ class _ActiveRun:
     sink: RunSink
     max_cards: int
     output_bytes: int = 0
-    ctl_bytes: int = 0
+    truncated: bool = False
     n_cards: int = 0
     n_displays: int = 0
-    limit: str | None = None
+    state: str = "running"
     cancelled: bool = False
-    decoders: dict[str, Any] = field(default_factory=dict)
+    reported: RunDone | None = None
 
 
 def _error(kind: str, message: str) -> dict[str, Any]:
     return {"kind": kind, "exc_type": None, "message": message, "traceback": [], "user_line": None}
 
 
+def _clamped(error: dict[str, Any]) -> dict[str, Any]:
+    """A RunError the kernel reported, cut to sizes that keep the run_reply frame small."""
+    error["message"] = error["message"][:4000]
+    error["exc_type"] = error["exc_type"] and error["exc_type"][:200]
+    frames = error["traceback"][-60:]
+    for frame in frames:
+        frame["filename"], frame["name"] = frame["filename"][:300], frame["name"][:200]
+        frame["line"] = frame["line"] and frame["line"][:400]
+    error["traceback"] = frames
+    return error
+
+
 class Kernel:
-    """A started kernel process and the run currently executing in it (at most one)."""
+    """A started kernel process and its one run."""
 
     def __init__(
-        self,
-        proc: KernelProcess,
-        slot: int,
-        max_output: int,
-        ctl_run_bytes: int,
-        ctl_line_bytes: int,
+        self, proc: KernelProcess, slot: int, limits: KernelLimits, cards: CardFramer
     ) -> None:
-        self.proc, self.slot = proc, slot
-        self.max_output, self.ctl_run_bytes = max_output, ctl_run_bytes
-        self.ctl_line_bytes = ctl_line_bytes
+        self.proc, self.slot, self.limits, self.cards = proc, slot, limits, cards
+        self.channel = ControlChannel(proc.ctl, limits.channel, slot)
         self.ready: Ready | None = None
         self.spawned_at = time.monotonic()
         self.ready_s: float | None = None
-        self._events: asyncio.Queue[Any] = asyncio.Queue()
+        self.client: str | None = None  # set by the manager when it hands the kernel out
+        self.used = False
+        self.flood: str | None = None
         self._run: _ActiveRun | None = None
         self._stderr_tail: deque[str] = deque(maxlen=20)
         self._tasks: list[asyncio.Task[None]] = []
-        self.ended: str | None = None
-        self.runs = 0
+        self._raw_tasks: list[asyncio.Task[None]] = []
+        self._logs = LogBudget()
 
     @property
     def alive(self) -> bool:
-        return self.ended is None and not self.proc.terminated
+        proc = self.proc
+        return self.flood is None and not proc.killed and proc.returncode is None
 
     def start(self) -> None:
-        self._tasks = [
-            asyncio.create_task(self._pump_ctl()),
+        self._raw_tasks = [
             asyncio.create_task(self._pump_raw("stdout", self.proc.proc.stdout)),
             asyncio.create_task(self._pump_raw("stderr", self.proc.proc.stderr)),
         ]
+        self._tasks = [asyncio.create_task(self.channel.pump()), *self._raw_tasks]
 
     async def wait_ready(self, timeout_s: float) -> Ready:
         """Wait for the `ready` event; kills the kernel and raises on failure."""
         try:
             async with asyncio.timeout(timeout_s):
                 while True:
-                    event = await self._events.get()
+                    event = await self.channel.queue.get()
                     if isinstance(event, Ready):
                         self.ready = event
                         self.ready_s = time.monotonic() - self.spawned_at
                         return event
-                    if isinstance(event, _Ended):
-                        raise KernelStartError(await self._exit_detail(event.reason))
+                    if isinstance(event, Ended):
+                        raise KernelStartError(await self._exit_detail(event.flood or "eof"))
         except TimeoutError:
             await self.kill()
             raise KernelStartError(f"no ready event within {timeout_s:.0f} s") from None
@@ -151,113 +194,84 @@ class Kernel:
             await self.kill()
             raise
 
-    async def _pump_ctl(self) -> None:
-        reason = "eof"
-        try:
-            while True:
-                line = await read_line(self.proc.ctl, self.ctl_line_bytes)
-                if not line:
-                    break
-                if self._run is not None:
-                    self._run.ctl_bytes += len(line)
-                    if self._run.ctl_bytes > self.ctl_run_bytes:
-                        raise ChannelOverflow(f"over {self.ctl_run_bytes} control bytes in a run")
-                self._dispatch_line(line)
-        except ChannelOverflow as exc:
-            reason = f"control channel flood: {exc}"
-            if self._run is not None:
-                self._run.limit = "output_limit"
-            await self.kill()
-        finally:
-            self.ended = self.ended or reason
-            self._events.put_nowait(_Ended(reason))
-
-    def _dispatch_line(self, line: bytes) -> None:
-        try:
-            event = parse_event(line)
-        except ValueError as exc:
-            log.warning("slot %s: %s", self.slot, exc)
-            return
-        if isinstance(event, KLog):
-            log.info("slot %s kernel: %s", self.slot, event.text[:500])
-        else:
-            self._events.put_nowait(event)
-
-    async def _pump_raw(self, name: str, reader: asyncio.StreamReader | None) -> None:
-        if reader is None:
-            return
-        decoder = codecs.getincrementaldecoder("utf-8")("replace")
-        while chunk := await reader.read(65536):
-            text = decoder.decode(chunk)
-            if self._run is not None:
-                self._output(name, text, self._run.run_id)
-            elif name == "stderr":
-                for line in text.splitlines():
-                    self._stderr_tail.append(line[:500])
-                    log.info("slot %s kernel stderr: %s", self.slot, line[:500])
-
-    def _output(self, name: str, text: str, run_id: str) -> None:
-        run = self._run
-        if run is None or run_id != run.run_id or run.limit:
-            return
-        size = len(text.encode("utf-8", "replace"))
-        if run.output_bytes + size > self.max_output:
-            room = self.max_output - run.output_bytes
-            if room > 0:
-                run.sink.stream(
-                    name, text.encode("utf-8", "replace")[:room].decode("utf-8", "ignore")
-                )
-            run.output_bytes = self.max_output
-            run.limit = "output_limit"
-            asyncio.get_running_loop().create_task(self.kill())
-            return
-        run.output_bytes += size
-        run.sink.stream(name, text)
-
+    # ------------------------------------------------------------------ the run
     async def execute(
         self, run_id: str, code: str, settings: RunSettings, sink: RunSink, timeout_s: float
     ) -> RunOutcome:
-        """Run one program; returns when it is done, failed, timed out or was cancelled."""
-        self.runs += 1
+        """Run one program; returns when the kernel has exited or was stopped."""
+        if self.used:
+            raise RuntimeError("a kernel serves one run only")
+        self.used = True
         self._run = run = _ActiveRun(run_id, sink, settings.max_cards)
         try:
             async with asyncio.timeout(timeout_s):
-                stdin = self.proc.proc.stdin
-                assert stdin is not None
-                stdin.write(encode_run(run_id, code, settings))
-                with contextlib.suppress(ConnectionError):
-                    await stdin.drain()
-                while True:
-                    outcome = await self._next_outcome(run)
-                    if outcome is not None:
-                        return outcome
+                await self._send_request(run_id, code, settings)
+                await self._consume(run)
+                if self.flood is None and not run.cancelled:
+                    await self.proc.proc.wait()  # the boundary: the kernel finished
+                    await self._drain_raw()
         except TimeoutError:
             await self.kill()
             msg = f"the run exceeded its {timeout_s:g} s wall-clock limit; the kernel was stopped"
-            return RunOutcome("timeout", _error("timeout", msg), run.n_cards, False)
+            return RunOutcome("timeout", _error("timeout", msg), run.n_cards, run.truncated)
         finally:
             self._run = None
+        return await self._outcome(run)
 
-    async def _next_outcome(self, run: _ActiveRun) -> RunOutcome | None:
-        event = await self._events.get()
-        if isinstance(event, _Ended):
-            return await self._ended_outcome(run, event)
-        if run.cancelled:
-            return None
-        if isinstance(event, KStream):  # in order with cards and statuses (same queue)
-            self._output(event.name, event.text, event.run_id)
-        elif isinstance(event, KStatus) and event.run_id == run.run_id:
-            if event.state in KERNEL_STATES:
-                run.sink.status(event.state)
-        elif isinstance(event, KDisplay) and event.run_id == run.run_id:
-            self._display(run, event)
-        elif isinstance(event, KCard) and event.run_id == run.run_id:
-            self._card(run, event.card)
-        elif isinstance(event, KCardError) and event.run_id == run.run_id:
-            run.sink.card_error(event.detail[:2000])
-        elif isinstance(event, RunDone) and event.run_id == run.run_id:
-            return self._done_outcome(run, event)
-        return None
+    async def _send_request(self, run_id: str, code: str, settings: RunSettings) -> None:
+        stdin = self.proc.proc.stdin
+        assert stdin is not None
+        stdin.write(encode_run(run_id, code, settings, self.limits.for_kernel()))
+        with contextlib.suppress(ConnectionError):
+            await stdin.drain()
+        stdin.close()  # one run: nothing more will come
+
+    async def _consume(self, run: _ActiveRun) -> None:
+        """Handle events until the channel ends (EOF, or a flood: then kill the kernel)."""
+        while True:
+            await run.sink.wait_room()
+            item = await self.channel.queue.get()
+            if isinstance(item, Ended):
+                if item.flood is not None:
+                    self.flood = item.flood
+                    await self.kill()
+                return
+            if not run.cancelled:
+                await self._handle(run, item)
+
+    async def _handle(self, run: _ActiveRun, item: Any) -> None:
+        if isinstance(item, RawCard):
+            if item.run_id == run.run_id:
+                await self._card(run, item)
+            return
+        if getattr(item, "run_id", None) != run.run_id:
+            return  # `ready`, or an event naming another run: forged, ignored
+        if isinstance(item, KStream):  # in order with cards and statuses (same queue)
+            self._output(run, item.name, item.text)
+        elif isinstance(item, KOutputTruncated):
+            self._truncated(run)
+        elif isinstance(item, KDisplay):
+            self._display(run, item)
+        elif isinstance(item, KStatus) and item.state in KERNEL_STATES:
+            run.state = item.state
+            run.sink.status(item.state)
+        elif isinstance(item, KCardError):
+            run.sink.card_error(item.detail[:2000])
+        elif isinstance(item, KCardUpdate):
+            run.sink.card_update(item.card_id, item.call_count)
+        elif isinstance(item, RunDone):
+            run.reported = item
+
+    async def _card(self, run: _ActiveRun, raw: RawCard) -> None:
+        if run.n_cards >= run.max_cards:
+            return
+        try:
+            frames = await self.cards.frames(raw.data, run.run_id, run.sink.next_id())
+        except ValueError as exc:
+            run.sink.card_error(f"card {run.n_cards} does not match the TraceCard schema: {exc}")
+            return
+        run.n_cards += 1
+        run.sink.card(frames)
 
     def _display(self, run: _ActiveRun, event: KDisplay) -> None:
         """Forward a figure, within the per-run count (the kernel already keeps to it)."""
@@ -266,56 +280,89 @@ class Kernel:
         try:
             image = Display.model_validate(event.model_dump())
         except ValidationError:
-            log.warning("slot %s: dropped a display event that fails the schema", self.slot)
+            run.sink.card_error("a figure did not match the display schema; it was dropped")
             return
         run.n_displays += 1
         run.sink.display(image)
 
-    def _card(self, run: _ActiveRun, card: dict[str, Any]) -> None:
-        if run.n_cards >= run.max_cards:
+    def _output(self, run: _ActiveRun, name: str, text: str) -> None:
+        if run.truncated or not text:
             return
-        try:
-            validated = TraceCard.model_validate(card)
-        except ValidationError as exc:
-            errors = "; ".join(
-                f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors()[:5]
-            )
-            run.sink.card_error(f"card {run.n_cards} does not match the TraceCard schema: {errors}")
+        data = text.encode("utf-8", "replace")
+        room = self.limits.max_output - run.output_bytes
+        if len(data) <= room:
+            run.output_bytes += len(data)
+            run.sink.stream(name, text)
             return
-        run.n_cards += 1
-        run.sink.card(validated)
+        kept = data[:room].decode("utf-8", "ignore")
+        if kept:
+            run.sink.stream(name, kept)
+        run.output_bytes = self.limits.max_output
+        self._truncated(run)
 
-    def _done_outcome(self, run: _ActiveRun, event: RunDone) -> RunOutcome:
+    def _truncated(self, run: _ActiveRun) -> None:
+        if not run.truncated:
+            run.truncated = True
+            run.sink.status(run.state, self.truncation_note())
+
+    def truncation_note(self) -> str:
+        return f"output truncated at {human_bytes(self.limits.max_output)}"
+
+    # ------------------------------------------------------------------ raw fds
+    async def _pump_raw(self, name: str, reader: asyncio.StreamReader | None) -> None:
+        if reader is None:
+            return
+        decoder = codecs.getincrementaldecoder("utf-8")("replace")
+        while chunk := await reader.read(1 << 16):
+            text = decoder.decode(chunk)
+            run = self._run
+            if run is not None and not run.cancelled:
+                await run.sink.wait_room()
+                self._output(run, name, text)
+            elif name == "stderr":
+                for line in text.splitlines():
+                    self._stderr_tail.append(line[:500])
+                    if self._logs.allow():
+                        log.debug("slot %s kernel stderr: %s", self.slot, escape(line))
+
+    async def _drain_raw(self) -> None:
+        """After the exit: the rest of fds 1 and 2 (they reach EOF with the process)."""
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(asyncio.gather(*self._raw_tasks), 2.0)
+
+    # ------------------------------------------------------------------ outcome
+    async def _outcome(self, run: _ActiveRun) -> RunOutcome:
+        n, truncated = run.n_cards, run.truncated
+        if self.flood is not None:
+            msg = f"the kernel flooded its control channel ({self.flood}); it was stopped"
+            return RunOutcome("error", _error("output_limit", msg), n, truncated)
+        if run.cancelled:
+            return RunOutcome(
+                "cancelled", _error("cancelled", "the run was cancelled"), n, truncated
+            )
+        rc = self.proc.returncode
+        if rc == 0 and run.reported is not None:
+            return self._reported_outcome(run, run.reported)
+        if rc == 0:
+            msg = "the kernel exited without reporting a result"
+            return RunOutcome("error", _error("kernel_crashed", msg), n, truncated)
+        detail = await self._exit_detail("eof")
+        if "SIGXCPU" in detail:
+            msg = "the kernel used up its CPU-time budget (RLIMIT_CPU); it was stopped"
+            return RunOutcome("timeout", _error("timeout", msg), n, truncated)
+        if self.proc.oom_killed():
+            return RunOutcome("error", _error("memory", f"out of memory: {detail}"), n, truncated)
+        return RunOutcome("error", _error("kernel_crashed", detail), n, truncated)
+
+    def _reported_outcome(self, run: _ActiveRun, event: RunDone) -> RunOutcome:
         if event.ok:
-            return RunOutcome("done", None, run.n_cards, True)
+            return RunOutcome("done", None, run.n_cards, run.truncated)
         try:
-            error = RunError.model_validate(event.error).model_dump()
+            error = _clamped(RunError.model_validate(event.error).model_dump())
         except ValidationError:
             error = _error("internal", "the kernel reported an error in an unexpected shape")
         state = "cancelled" if error["kind"] == "cancelled" else "error"
-        return RunOutcome(state, error, run.n_cards, True)
-
-    async def _ended_outcome(self, run: _ActiveRun, event: _Ended) -> RunOutcome:
-        if run.cancelled:
-            return RunOutcome(
-                "cancelled", _error("cancelled", "the run was cancelled"), run.n_cards, False
-            )
-        if run.limit == "output_limit":
-            msg = (
-                (f"the program's output exceeded {self.max_output} bytes; the kernel was stopped")
-                if "flood" not in event.reason
-                else ("the kernel flooded its control channel; it was stopped")
-            )
-            return RunOutcome("error", _error("output_limit", msg), run.n_cards, False)
-        detail = await self._exit_detail(event.reason)
-        if "SIGXCPU" in detail:
-            msg = "the kernel used up its CPU-time budget (RLIMIT_CPU); it was stopped"
-            return RunOutcome("timeout", _error("timeout", msg), run.n_cards, False)
-        if self.proc.oom_killed():
-            return RunOutcome(
-                "error", _error("memory", f"out of memory: {detail}"), run.n_cards, False
-            )
-        return RunOutcome("error", _error("kernel_crashed", detail), run.n_cards, False)
+        return RunOutcome(state, error, run.n_cards, run.truncated)
 
     async def _exit_detail(self, reason: str) -> str:
         proc = self.proc.proc
@@ -331,19 +378,20 @@ class Kernel:
         tail = " | ".join(list(self._stderr_tail)[-3:])
         return f"the kernel exited with status {rc}" + (f": {tail}" if tail else "")
 
+    # ------------------------------------------------------------------ teardown
     def cancel(self) -> None:
-        """Cancel the active run: the whole kernel is killed (the next run gets a fresh one)."""
+        """Cancel the run: the whole kernel is killed."""
         if self._run is not None:
             self._run.cancelled = True
         asyncio.get_running_loop().create_task(self.kill())
 
     async def kill(self) -> None:
-        self.ended = self.ended or "killed"
-        await self.proc.terminate()
+        """Stop the kernel now; the teardown (reaping, cgroup removal) is `close`'s."""
+        self.proc.kill_tree()
 
     async def close(self) -> None:
-        """Kill the process and stop the pump tasks."""
-        await self.kill()
+        """Kill the process tree, clean up after it and stop the pump tasks."""
+        await self.proc.terminate()
         for task in self._tasks:
             task.cancel()
         for task in self._tasks:

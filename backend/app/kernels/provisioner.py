@@ -6,11 +6,15 @@ bwrap's --die-with-parent early, ../shared/notes/sandbox.md pitfall 2):
     Provisioner.launch(slot)
       ├─ [full] create the slot's cgroup, then exec: sh (join cgroup) → setpriv (slot uid,
       │         no caps, no_new_privs) → bwrap (user/pid/net/ipc/uts/cgroup namespaces,
-      │         read-only /usr + venv + engine, 64 MiB tmpfs /tmp) → python sandbox/main.py
+      │         read-only /usr + venv + engine, read-only /dev with a 16 MiB tmpfs /dev/shm,
+      │         64 MiB tmpfs /tmp: every writable mount has a size cap) → python main.py;
+      │         bwrap's options come from a memfd (`--args`), so the sandbox's /proc/1/cmdline
+      │         (bwrap's reaper) shows no host path
       └─ [rlimits_only] exec python sandbox/main.py in a new session and a temp cwd
+    KernelProcess.kill_tree()  SIGKILL the inner tree (cgroup members / process group /
+                               descendants) at once: a run ends without waiting for cleanup
     KernelProcess.terminate()
-      └─ SIGKILL the inner tree (cgroup members / process group / descendants), then the
-         bwrap monitor, then sweep and remove the cgroup (pitfall 6)
+      └─ kill_tree, then the bwrap monitor, then sweep and remove the cgroup (pitfall 6)
 
 The launcher environment is minimal and holds no secrets (pitfall 1). The kernel itself applies
 rlimits and seccomp after importing the engine (sandbox/lockdown.py).
@@ -54,9 +58,11 @@ BWRAP_ISOLATION = (
     "--disable-userns --die-with-parent --new-session --uid 1000 --gid 1000 --hostname sandbox "
     "--clearenv"
 ).split()
-# After the binds: a fresh /proc, a minimal /dev, then (after `--size N`) a size-capped tmpfs
-# /tmp whose /tmp/work is the cwd, and a read-only root.
+# After the binds: a fresh /proc, a minimal /dev made read-only after its size-capped /dev/shm
+# (`--size` applies to the next tmpfs), a size-capped tmpfs /tmp whose /tmp/work is the cwd,
+# and a read-only root.
 BWRAP_PROC_DEV = "--proc /proc --dev /dev".split()
+BWRAP_DEV_RO = ["--remount-ro", "/dev"]
 BWRAP_TMP = "--tmpfs /tmp --dir /tmp/work --remount-ro / --chdir /tmp/work".split()
 JOIN_CGROUPS = (
     'n=$1; shift; while [ "$n" -gt 0 ]; do echo $$ > "$1" || exit 97; shift; '
@@ -100,11 +106,16 @@ class KernelProcess:
         self._ctl_transport = ctl_transport
         self.cgroup = cgroup
         self._workdir = workdir
+        self.killed = False
         self.terminated = False
 
     @property
     def pid(self) -> int:
         return self.proc.pid
+
+    @property
+    def returncode(self) -> int | None:
+        return self.proc.returncode
 
     def oom_killed(self) -> bool:
         return self.cgroup is not None and self.cgroup.oom_killed()
@@ -117,15 +128,20 @@ class KernelProcess:
         pids.discard(self.pid)
         return pids
 
+    def kill_tree(self) -> None:
+        """SIGKILL every process of the kernel now (no waiting; `terminate` cleans up)."""
+        self.killed = True
+        _kill(self.kernel_pids())  # the inner tree first, so bwrap can reap and exit
+        if self.cgroup is None:  # rlimits_only: the kernel leads its own process group
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(self.pid, signal.SIGKILL)
+
     async def terminate(self) -> None:
         """Kill the whole tree and release everything; safe to call more than once."""
         if self.terminated:
             return
         self.terminated = True
-        _kill(self.kernel_pids())  # the inner tree first, so bwrap can reap and exit
-        if self.cgroup is None:  # rlimits_only: the kernel leads its own process group
-            with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.killpg(self.pid, signal.SIGKILL)
+        self.kill_tree()
         try:
             await asyncio.wait_for(self.proc.wait(), 2.0)
         except TimeoutError:
@@ -135,11 +151,12 @@ class KernelProcess:
         self._close_pipes()
 
     async def _sweep(self) -> None:
-        if self.cgroup is not None:
-            for _ in range(200):
-                if self.cgroup.try_remove():
-                    break
-                await asyncio.sleep(0.01)
+        if self.cgroup is not None:  # killed processes may take a moment to leave the group
+            delay, waited = 0.01, 0.0
+            while not self.cgroup.try_remove() and waited < 10.0:
+                await asyncio.sleep(delay)
+                waited += delay
+                delay = min(delay * 1.5, 0.25)
         if self._workdir:
             shutil.rmtree(self._workdir, ignore_errors=True)  # never follows symlinks
 
@@ -185,30 +202,33 @@ class Provisioner(abc.ABC):
 
     async def _spawn(
         self,
-        build: Callable[[int], tuple[list[str], dict[str, str]]],
+        build: Callable[[int], tuple[list[str], dict[str, str], list[int]]],
         cgroup: KernelCgroup | None,
         workdir: str | None,
     ) -> KernelProcess:
-        """Create the control pipe, then exec `build(write_fd)` = (argv, env) in a new session."""
+        """Create the control pipe, then exec `build(write_fd)` = (argv, env, more fds to
+        pass) in a new session; the parent's copies of the passed fds are closed."""
         loop = asyncio.get_running_loop()
         read_fd, write_fd = os.pipe()
-        argv, env = build(write_fd)
+        extra: list[int] = []
         try:
+            argv, env, extra = build(write_fd)
             proc = await asyncio.create_subprocess_exec(
                 *argv,
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
-                pass_fds=(write_fd,),
+                pass_fds=(write_fd, *extra),
                 env=env,
-                cwd=workdir,
+                cwd=workdir or "/",  # no host path in the launcher's PWD (sh exports it)
                 start_new_session=True,
             )
         except BaseException:
             os.close(read_fd)
             raise
         finally:
-            os.close(write_fd)
+            for fd in (write_fd, *extra):
+                os.close(fd)
         reader = asyncio.StreamReader(limit=self.settings.ctl_line_bytes)
         transport, _ = await loop.connect_read_pipe(
             lambda: asyncio.StreamReaderProtocol(reader), os.fdopen(read_fd, "rb", 0)
@@ -242,7 +262,9 @@ class RlimitsProvisioner(Provisioner):
             "SBX_CFG": json.dumps(self.kernel_config(str(self.settings.engine_src))),
         }
         argv = self.argv()
-        return await self._spawn(lambda fd: (argv, {**env, "SBX_CTL_FD": str(fd)}), None, workdir)
+        return await self._spawn(
+            lambda fd: (argv, {**env, "SBX_CTL_FD": str(fd)}, []), None, workdir
+        )
 
 
 INSTANCE_DIR = Path("/run/didax")
@@ -332,7 +354,8 @@ class SandboxProvisioner(Provisioner):
             args += ["--ro-bind", str(s.engine_src), "/opt/engine"]
         return args
 
-    def bwrap_argv(self, inner: list[str], ctl_fd_env: str = "5") -> list[str]:
+    def bwrap_options(self, ctl_fd_env: str = "5") -> list[str]:
+        """Everything bwrap is told except the command (it reads these from a memfd)."""
         s = self.settings
         engine = "/opt/engine" if s.engine_src.is_dir() else None
         setenv = {
@@ -341,12 +364,21 @@ class SandboxProvisioner(Provisioner):
             "SBX_CFG": json.dumps(self.kernel_config(engine)),
             "SBX_CTL_FD": ctl_fd_env,
         }
-        argv = ["bwrap", *BWRAP_ISOLATION]
+        options = list(BWRAP_ISOLATION)
         for key, value in setenv.items():
-            argv += ["--setenv", key, value]
-        argv += self._binds()
-        argv += [*BWRAP_PROC_DEV, "--size", str(s.tmpfs_bytes), *BWRAP_TMP, "--"]
-        return argv + inner
+            options += ["--setenv", key, value]
+        options += self._binds()
+        options += [*BWRAP_PROC_DEV, "--size", str(s.shm_bytes), "--tmpfs", "/dev/shm"]
+        options += [*BWRAP_DEV_RO, "--size", str(s.tmpfs_bytes), *BWRAP_TMP]
+        return options
+
+    def bwrap_argv(self, inner: list[str], ctl_fd_env: str = "5") -> tuple[list[str], int]:
+        """(argv, fd): `bwrap --args fd -- inner…` and the memfd holding the options, which
+        the caller passes to the child and then closes."""
+        fd = os.memfd_create("didax-bwrap-args", 0)
+        os.write(fd, b"".join(o.encode() + b"\0" for o in self.bwrap_options(ctl_fd_env)))
+        os.lseek(fd, 0, os.SEEK_SET)
+        return ["bwrap", "--args", str(fd), "--", *inner], fd
 
     def setpriv_argv(self, slot: int) -> list[str]:
         uid = str(self.slot_uid(slot))
@@ -371,7 +403,8 @@ class SandboxProvisioner(Provisioner):
         procs = cgroup.procs_files() if cgroup else []
         inner = ["/opt/venv/bin/python", "-I", "-B", "/opt/sbx/sandbox/main.py"]
 
-        def build(fd: int) -> tuple[list[str], dict[str, str]]:
+        def build(fd: int) -> tuple[list[str], dict[str, str], list[int]]:
+            bwrap, args_fd = self.bwrap_argv(inner, str(fd))
             argv = [
                 "sh",
                 "-c",
@@ -380,9 +413,9 @@ class SandboxProvisioner(Provisioner):
                 str(len(procs)),
                 *procs,
                 *self.setpriv_argv(slot),
-                *self.bwrap_argv(inner, str(fd)),
+                *bwrap,
             ]
-            return argv, dict(LAUNCH_ENV)
+            return argv, dict(LAUNCH_ENV), [args_fd]
 
         return await self._spawn(build, cgroup, None)
 
@@ -410,11 +443,16 @@ def probe_full_sandbox(
 def _probe_launch(prov: SandboxProvisioner) -> tuple[bool, str]:
     check = "import numpy, pyseccomp, sys; print('sandbox-ok', sys.prefix)"
     inner = ["/opt/venv/bin/python", "-I", "-B", "-c", check]
-    argv = prov.setpriv_argv(prov.settings.max_kernels) + prov.bwrap_argv(inner)
+    bwrap, args_fd = prov.bwrap_argv(inner)
+    argv = prov.setpriv_argv(prov.settings.max_kernels) + bwrap
     try:
-        done = subprocess.run(argv, env=LAUNCH_ENV, capture_output=True, text=True, timeout=60)
+        done = subprocess.run(
+            argv, env=LAUNCH_ENV, capture_output=True, text=True, timeout=60, pass_fds=(args_fd,)
+        )
     except (OSError, subprocess.TimeoutExpired) as exc:
         return False, f"probe launch failed: {exc}"
+    finally:
+        os.close(args_fd)
     if done.returncode != 0 or "sandbox-ok /opt/venv" not in done.stdout:
         tail = (done.stderr or done.stdout).strip().splitlines()[-1:] or ["no output"]
         return False, f"probe exited {done.returncode}: {tail[0][:300]}"

@@ -31,9 +31,10 @@ def test_parse_events():
 
 
 def test_encode_run_is_one_line():
-    line = encode_run("r1", "print('a')\nprint('b')", RunSettings())
+    line = encode_run("r1", "print('a')\nprint('b')", RunSettings(), {"max_output_bytes": 5})
     assert line.endswith(b"\n") and line.count(b"\n") == 1
     assert json.loads(line)["settings"]["timeout_s"] == 10.0
+    assert json.loads(line)["limits"] == {"max_output_bytes": 5}
 
 
 async def test_read_line_caps_the_length():

@@ -10,6 +10,7 @@ import time
 from pathlib import Path
 
 import pytest
+from app.kernels.provisioner import descendants
 from helpers import client
 
 pytestmark = pytest.mark.sandbox
@@ -90,11 +91,13 @@ CASES: dict[str, tuple[str, list[str], str | None]] = {
         [],
         "timeout",
     ),
-    "huge_stdout": ("while True:\n    print('x' * 4096)\n", [], "output_limit"),
+    # Output past the allowance is dropped (the first MiB is kept), not fatal: these loops
+    # run until their wall clock.
+    "huge_stdout": ("while True:\n    print('x' * 4096)\n", ["x" * 4096], "timeout"),
     "native_stdout_flood": (
         "import os\nwhile True:\n    os.write(1, b'y' * 65536)\n",
-        [],
-        "output_limit",
+        ["y" * 65536],
+        "timeout",
     ),
     "ctl_channel_flood": (
         "import os\nfd = int(os.environ['SBX_CTL_FD'])\nwhile True:\n"
@@ -128,8 +131,8 @@ CASES: dict[str, tuple[str, list[str], str | None]] = {
 
 
 # Wall clock per case: 2 s, except the memory bomb, which needs ~2.5 s to reach the 1 GiB
-# cgroup limit under the 1-CPU quota.
-TIMEOUTS = {"memory_bomb": 10.0}
+# cgroup limit under the 1-CPU quota (much longer on a machine short of memory).
+TIMEOUTS = {"memory_bomb": 30.0}
 
 
 def _tcp_case(port: int) -> str:
@@ -194,7 +197,33 @@ def test_benign_run_after_the_attacks_and_no_leftovers(sandbox_server):
         if health["kernels"] == health["pool_ready"] and len(leftovers) <= 4 * health["kernels"]:
             break
         time.sleep(0.2)
+    # every killed kernel's cgroup was removed: no empty group of this server's instance stays
+    # (a group may be empty for a moment while a pool kernel is being started)
+    prefix = _instance_prefix(sandbox_server.proc.pid)
+    deadline = time.monotonic() + 20
+    while (empty := _empty_groups(prefix)) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert not empty, empty
+
+
+def _instance_prefix(server_pid: int) -> str:
+    """The cgroup leaf prefix ("i3-") of the server's kernels, read from one of them."""
+    for pid in descendants(server_pid):
+        for line in Path(f"/proc/{pid}/cgroup").read_text().splitlines():
+            leaf = line.rsplit("/", 1)[-1]
+            if "-slot-" in leaf:
+                return leaf.split("-slot-")[0] + "-"
+    raise AssertionError("no kernel of this server is in a slot cgroup")
+
+
+def _empty_groups(prefix: str) -> list[str]:
     root = Path("/sys/fs/cgroup/pids/didax")
-    groups = [g for g in root.iterdir() if "-slot-" in g.name] if root.is_dir() else []
-    empty = [g.name for g in groups if not (g / "cgroup.procs").read_text().strip()]
-    assert not empty, empty  # every killed kernel's cgroup was removed
+    groups = [g for g in root.iterdir() if g.name.startswith(prefix)] if root.is_dir() else []
+    return [g.name for g in groups if g.exists() and not _read(g / "cgroup.procs").strip()]
+
+
+def _read(path: Path) -> str:
+    try:
+        return path.read_text()
+    except OSError:
+        return "gone"
