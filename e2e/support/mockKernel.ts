@@ -25,6 +25,10 @@ export interface RunScript {
   hangAfterOutput?: boolean;
   /** card_update messages sent after the cards (repeated calls of a card). */
   updates?: { card_id: string; call_count: number }[];
+  /** Queue positions to report (status `queued`) before the run starts. */
+  queue?: number[];
+  /** Send each card as trace_card_chunk frames whose data has at most this many characters. */
+  chunkChars?: number;
 }
 
 export interface MockOptions {
@@ -103,17 +107,50 @@ export class MockKernel {
     });
   }
 
+  /** A trace_card frame, whole or (chunkChars) as trace_card_chunk frames. */
+  private sendCard(ws: WebSocketRoute, id: string, card: any, chunkChars?: number) {
+    const msg = { type: 'trace_card', run_id: id, card };
+    if (!chunkChars) return this.send(ws, id, msg);
+    const transfer = `s-${++this.seq}`;
+    const points = Array.from(
+      JSON.stringify({ protocol_version: 2, id: transfer, parent_id: id, msg }),
+    );
+    const pieces: string[] = [];
+    for (let i = 0; i < points.length; i += chunkChars)
+      pieces.push(points.slice(i, i + chunkChars).join(''));
+    pieces.forEach((data, index) =>
+      this.send(ws, id, {
+        type: 'trace_card_chunk',
+        run_id: id,
+        transfer_id: transfer,
+        index,
+        count: pieces.length,
+        data,
+      }),
+    );
+  }
+
   private answerRun(ws: WebSocketRoute, id: string, script: RunScript) {
     const st = (state: string) =>
       this.send(ws, id, { type: 'status', run_id: id, state, detail: null, elapsed_ms: 1 });
+    for (const ahead of script.queue ?? []) {
+      const detail = `waiting for a kernel, ${ahead} ahead`;
+      this.send(ws, id, {
+        type: 'status',
+        run_id: id,
+        state: 'queued',
+        detail,
+        elapsed_ms: 1,
+        queue_position: ahead,
+      });
+    }
+    if (script.queue && script.hang) return;
     st('running');
     if (script.hang) return;
     if (script.stdout)
       this.send(ws, id, { type: 'stream', run_id: id, name: 'stdout', text: script.stdout });
     const cards = script.cards ?? [];
-    cards.forEach((card, i) =>
-      this.send(ws, id, { type: 'trace_card', run_id: id, card: { ...card, index: i } }),
-    );
+    cards.forEach((card, i) => this.sendCard(ws, id, { ...card, index: i }, script.chunkChars));
     for (const u of script.updates ?? [])
       this.send(ws, id, { type: 'card_update', run_id: id, ...u });
     if (script.hangAfterOutput) return;

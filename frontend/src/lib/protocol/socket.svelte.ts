@@ -2,8 +2,11 @@
  * The websocket connection: connect, hello, reconnect with exponential back-off, keep-alive
  * pings, and a typed send. Incoming frames are guarded (guard.ts), schema-validated (problems are shown, not fatal),
  * and handed to one listener; routing by parent_id is the session's job, not the socket's.
+ * `trace_card_chunk` frames are joined here (chunks.ts) and the whole `trace_card` frame then
+ * goes through the same guard and validation; listeners never see chunks.
  */
 import { backoffDelay, type BackoffOptions, DEFAULT_BACKOFF } from '../util/backoff';
+import { ChunkAssembler } from './chunks';
 import { parseServerFrame } from './guard';
 import {
   PROTOCOL_VERSION,
@@ -37,6 +40,7 @@ export class Connection {
   #ping: ReturnType<typeof setInterval> | null = null;
   #seq = 0;
   #stopped = false;
+  #chunks = new ChunkAssembler();
 
   constructor(
     private url: string,
@@ -69,6 +73,7 @@ export class Connection {
     ws.onclose = () => {
       if (this.#ws !== ws) return;
       this.#ws = null;
+      this.#chunks.reset();
       if (this.#ping) clearInterval(this.#ping);
       this.#ping = null;
       this.welcome = null;
@@ -108,17 +113,29 @@ export class Connection {
     return `c-${++this.#seq}`;
   }
 
-  #receive(raw: string) {
+  #receive(raw: string, assembled = false) {
     const parsed = parseServerFrame(raw);
     if (!parsed.ok) {
       this.protocolWarning = parsed.error;
+      return;
+    }
+    const type = parsed.env.msg.type;
+    if (assembled && type !== 'trace_card') {
+      this.protocolWarning = `reassembled chunks hold a ${type}, not a trace_card`;
       return;
     }
     const v = serverValidator();
     const valid = v(parsed.env);
     if (!valid) {
       // Keep going: a field the page does not read should not take the page down.
-      this.protocolWarning = `${parsed.env.msg.type}: ${validationError(v)}`;
+      this.protocolWarning = `${type}: ${validationError(v)}`;
+    }
+    if (parsed.env.msg.type === 'trace_card_chunk') {
+      if (!valid) return; // a chunk that fails the schema cannot be placed
+      const r = this.#chunks.push(parsed.env.msg);
+      if (r.kind === 'complete') this.#receive(r.frame, true);
+      else if (r.kind === 'dropped') this.protocolWarning = r.reason;
+      return;
     }
     if (parsed.env.msg.type === 'welcome') this.welcome = parsed.env.msg;
     this.onMessage(parsed.env);

@@ -52,6 +52,7 @@ export type {
   Stream,
   SubJaxpr,
   TraceCard,
+  TraceCardChunk,
   TraceCardMessage,
   ValueSummary,
   VarData,

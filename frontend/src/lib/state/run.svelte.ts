@@ -55,6 +55,8 @@ export class Run {
   id = $state<string | null>(null);
   state = $state<RunPhase>('waiting');
   statusDetail = $state<string | null>(null);
+  /** While queued: how many runs wait ahead of this one (status.queue_position). */
+  queuePosition = $state<number | null>(null);
   elapsedMs = $state(0);
   cards = $state.raw<TraceCard[]>([]);
   /** Latest call count per card id from `card_update` messages. */
@@ -107,6 +109,7 @@ export class Run {
       case 'status':
         this.state = m.state;
         this.statusDetail = m.detail;
+        this.queuePosition = m.state === 'queued' ? (m.queue_position ?? null) : null;
         this.elapsedMs = m.elapsed_ms;
         break;
       case 'stream':

@@ -123,6 +123,30 @@ describe('Session', () => {
     s.cancel();
     expect(conn.sent[1].msg).toEqual({ type: 'cancel_request', run_id: s.runId });
   });
+
+  it('keeps the queue position while queued and clears it once the run starts', () => {
+    const { s } = setup();
+    s.run();
+    const id = s.runId!;
+    const status = (state: 'queued' | 'starting' | 'running', position: number | null) =>
+      env(id, {
+        type: 'status',
+        run_id: id,
+        state,
+        detail: null,
+        elapsed_ms: 1,
+        queue_position: position,
+      });
+    s.handle(status('queued', 3));
+    expect([s.runState, s.current!.queuePosition]).toEqual(['queued', 3]);
+    s.handle(status('queued', 1));
+    expect(s.current!.queuePosition).toBe(1);
+    s.handle(status('starting', null));
+    expect(s.current!.queuePosition).toBeNull();
+    s.handle(status('queued', 0));
+    s.run(); // a new run has no position of its own
+    expect(s.current!.queuePosition).toBeNull();
+  });
 });
 
 const reply = (id: string, ok: boolean, kind?: 'cancelled') =>
