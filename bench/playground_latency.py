@@ -1,8 +1,9 @@
-"""Playground latency over the real websocket: Run → first trace card, Run → run_reply, and
-kernel spawn → ready.
+"""Playground latency over the real websocket: Run → first trace card, Run → run_reply,
+kernel spawn → ready, and the load figures of playground_load.py (8/16/32 concurrent sessions,
+honest clients beside 16 idlers, server RSS under a control-channel flood).
 
     python bench/playground_latency.py [--runs 20] [--sessions 8] [--url http://127.0.0.1:8000]
-                                       [--example grad-jvp-vjp] [--json-out FILE]
+                                       [--example grad-jvp-vjp] [--json-out FILE] [--no-load]
 
 Without --url it starts its own server (`python -m app.main` on a free loopback port, the same
 sandbox choice as `make run`) and stops it afterwards. Every session first makes one warm-up
@@ -12,7 +13,7 @@ card needs the engine's recorder (didax.viz); until the kernel reports `engine.v
 says so and reports Run → run_reply only. Spawn → ready is measured with the server's own
 provisioner, in process (launch a kernel, wait for its `ready` event, destroy it).
 
-Imports: websockets, httpx; app.* (backend) for the spawn measurement only.
+Imports: httpx, playground_load (websockets); app.* (backend) for the spawn measurement only.
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-import websockets
+import playground_load
 
 REPO = Path(__file__).resolve().parent.parent
 BACKEND = REPO / "backend"
@@ -67,7 +68,7 @@ class Session:
     async def send(self, msg: dict[str, Any]) -> str:
         self.n += 1
         mid = f"b-{self.n}"
-        await self.ws.send(json.dumps({"protocol_version": 1, "id": mid, "msg": msg}))
+        await self.ws.send(json.dumps({"protocol_version": 2, "id": mid, "msg": msg}))
         return mid
 
     async def hello(self) -> dict[str, Any]:
@@ -85,7 +86,10 @@ class Session:
                 continue
             msg = env["msg"]
             now = (time.perf_counter() - started) * 1000
-            if msg["type"] == "trace_card" and first_card is None:
+            is_card = msg["type"] == "trace_card" or (
+                msg["type"] == "trace_card_chunk" and msg["index"] == 0
+            )
+            if is_card and first_card is None:
                 first_card = now
             if msg["type"] in ("run_reply", "error"):
                 ok = msg["type"] == "run_reply" and msg["ok"]
@@ -100,10 +104,10 @@ class Session:
 
 
 async def session_runs(
-    url: str, code: str, runs: int, warmed: asyncio.Queue[int], start: asyncio.Event
+    url: str, code: str, runs: int, warmed: asyncio.Queue[int], start: asyncio.Event, n: int
 ) -> dict[str, Any]:
-    ws_url = url.replace("http", "ws", 1) + "/api/ws"
-    async with websockets.connect(ws_url, max_size=64 << 20) as ws:
+    # each session from its own client address: the server limits kernels per address
+    async with await playground_load.connect(url, f"127.0.2.{1 + n}") as ws:
         s = Session(ws)
         welcome = await s.hello()
         try:
@@ -118,7 +122,8 @@ async def session_runs(
 async def measure(url: str, code: str, runs: int, sessions: int) -> dict[str, Any]:
     start, warmed = asyncio.Event(), asyncio.Queue()
     tasks = [
-        asyncio.create_task(session_runs(url, code, runs, warmed, start)) for _ in range(sessions)
+        asyncio.create_task(session_runs(url, code, runs, warmed, start, n))
+        for n in range(sessions)
     ]
     while warmed.qsize() < sessions and not all(t.done() for t in tasks):
         await asyncio.sleep(0.05)
@@ -146,7 +151,8 @@ async def spawn_to_ready(samples: int) -> dict[str, Any]:
     """Kernel spawn → ready with the server's provisioner (no server needed)."""
     sys.path.insert(0, str(BACKEND))
     from app.config import Settings
-    from app.kernels.kernel import Kernel
+    from app.kernels.cards import CardFramer
+    from app.kernels.kernel import Kernel, KernelLimits
     from app.kernels.provisioner import choose_provisioner
 
     settings = Settings.from_env()
@@ -157,9 +163,8 @@ async def spawn_to_ready(samples: int) -> dict[str, Any]:
     for i in range(samples):
         started = time.perf_counter()
         proc = await prov.launch(settings.max_kernels - 1 - i % 2)
-        kernel = Kernel(
-            proc, 0, settings.max_output_bytes, settings.ctl_run_bytes, settings.ctl_line_bytes
-        )
+        limits = KernelLimits.from_settings(settings)
+        kernel = Kernel(proc, 0, limits, CardFramer(settings.max_frame_bytes))
         kernel.start()
         await kernel.wait_ready(settings.spawn_timeout_s)
         times.append((time.perf_counter() - started) * 1000)
@@ -200,15 +205,19 @@ def example_code(url: str, example: str) -> str:
 
 async def _main(args: argparse.Namespace) -> dict[str, Any]:
     proc, url = (None, args.url) if args.url else start_server()
+    pid = proc.pid if proc is not None else None
     try:
         code = example_code(url, args.example)
         report: dict[str, Any] = {"example": args.example}
         report["single_session"] = await measure(url, code, args.runs, 1)
         report["concurrent"] = await measure(url, code, args.runs, args.sessions)
         report["trivial_program_single"] = await measure(url, "print(1)", args.runs, 1)
-        report["trivial_program_concurrent"] = await measure(
-            url, "print(1)", args.runs, args.sessions
-        )
+        if not args.no_load:
+            report["load"] = [
+                await playground_load.load(url, pid, code, n, args.load_runs) for n in (8, 16, 32)
+            ]
+            report["idlers"] = await playground_load.idlers(url, code)
+            report["flood"] = await playground_load.flood(url, pid)
     finally:
         if proc is not None:
             proc.send_signal(signal.SIGTERM)
@@ -234,6 +243,8 @@ def main() -> None:
     parser.add_argument("--sessions", type=int, default=8)
     parser.add_argument("--spawn-samples", type=int, default=5)
     parser.add_argument("--json-out", type=Path)
+    parser.add_argument("--no-load", action="store_true", help="skip the load figures")
+    parser.add_argument("--load-runs", type=int, default=2, help="runs per session under load")
     args = parser.parse_args()
     report = asyncio.run(_main(args))
     text = json.dumps(report, indent=2)

@@ -4,7 +4,9 @@ measured in the same run and the targets of ../shared/notes/performance.md.
 1. ../shared/bench/anchors.py with didax beside NumPy, JAX and PyTorch (synchronous CPU
    dispatch for JAX, 1 thread everywhere): W1–W6, then a target table.
 2. bench/playground_latency.py: Run -> first trace card over the real websocket (1 and 8
-   sessions), kernel spawn -> ready.
+   sessions), kernel spawn -> ready, and load figures (bench/playground_load.py): 8/16/32
+   concurrent sessions (successes, reply p50/p95, server RSS before/after), honest clients
+   beside 16 idlers, server RSS under a control-channel flood.
 3. The frontend perf spec in headless Chromium (2,000-equation card: overview and expand times;
    300-equation card; player frames).
 4. bench/cnn_step.py: a small CNN training step in didax, JAX and PyTorch.
