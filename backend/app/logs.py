@@ -41,6 +41,15 @@ def escape(text: Any, limit: int | None = 200) -> str:
     return "".join(_escape_char(ch) for ch in text) + cut
 
 
+def cut(text: Any, limit: int = 200) -> str:
+    """`text` cut at `limit` characters, saying how many were left out (escaping is the
+    formatter's, so a message is escaped exactly once)."""
+    text = str(text)
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}…(+{len(text) - limit} chars)"
+
+
 class SafeFormatter(logging.Formatter):
     """A Formatter whose message part is always one escaped line (at most 2,000 chars)."""
 

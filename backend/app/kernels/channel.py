@@ -36,7 +36,7 @@ from app.kernels.protocol import (
     parse_header,
     read_line,
 )
-from app.logs import LogBudget, escape
+from app.logs import LogBudget, cut
 
 log = logging.getLogger("didax.kernel")
 PART_START = re.compile(rb'\{\s*"type"\s*:\s*"part"')
@@ -179,14 +179,14 @@ class ControlChannel:
             return
         if isinstance(event, KLog):
             if self._logs.allow():
-                log.debug("slot %s kernel log: %s", self.slot, escape(event.text))
+                log.debug("slot %s kernel log: %s", self.slot, cut(event.text))
             return
         await self.queue.put(event, len(line))
 
     def _bad(self, why: str) -> None:
         self.bad_lines += 1
         if self._logs.allow():
-            log.debug("slot %s: %s", self.slot, escape(why))
+            log.debug("slot %s: %s", self.slot, cut(why))
 
     def _debug_summary(self) -> None:
         if self._logs.suppressed:

@@ -50,7 +50,7 @@ from app.kernels.protocol import (
     human_bytes,
 )
 from app.kernels.provisioner import KernelProcess
-from app.logs import LogBudget, escape
+from app.logs import LogBudget, cut
 from shared_schemas import MAX_DISPLAY_DATA, MAX_DISPLAYS_PER_RUN, Display, RunError, RunSettings
 
 log = logging.getLogger("didax.kernel")
@@ -323,7 +323,7 @@ class Kernel:
                 for line in text.splitlines():
                     self._stderr_tail.append(line[:500])
                     if self._logs.allow():
-                        log.debug("slot %s kernel stderr: %s", self.slot, escape(line))
+                        log.debug("slot %s kernel stderr: %s", self.slot, cut(line))
 
     async def _drain_raw(self) -> None:
         """After the exit: the rest of fds 1 and 2 (they reach EOF with the process)."""
