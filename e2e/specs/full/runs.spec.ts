@@ -77,6 +77,23 @@ test('text printed before an exception appears before the traceback', async ({
   expect(at('to stderr third')).toBeLessThan(at('RuntimeError: raised last'));
 });
 
+test('a 10 MB print shows its first part and says the output was truncated', async ({
+  playground: pg,
+  page,
+}) => {
+  await pg.open();
+  await pg.setCode("print('ab' * 5_000_000)\nprint('never shown')\n");
+  const state = await pg.runAndWait();
+  await expect(page.getByTestId('output-truncated')).toContainText('output truncated at 1 MiB');
+  await expect(page.getByTestId('status-truncated')).toHaveText('output truncated at 1 MiB');
+  expect(['done', 'error']).toContain(state);
+  const shown = await page.getByTestId('stdout').evaluate((el) => el.textContent ?? '');
+  expect(shown.length).toBeGreaterThan(500_000);
+  expect(shown.length).toBeLessThanOrEqual(1 << 20);
+  expect(shown.startsWith('abababab')).toBe(true);
+  await expect(page.getByTestId('streams')).not.toContainText('never shown');
+});
+
 test('a matplotlib plot appears in the output as an image, in order with the text', async ({
   playground: pg,
   page,
