@@ -22,6 +22,7 @@ from sandbox.runner import Channel, sanitize
 
 DEFAULT_CARD_BYTES = 16 << 20
 DEFAULT_CARDS_BYTES = 48 << 20
+UPDATE_INTERVAL_S = 0.1  # call counts of repeated calls go out at most this often
 WARM_CODE = "import didax.numpy\nf = didax.jit(lambda x: x * 2.0 + 1.0)\nf(didax.numpy.arange(3.0))"
 
 
@@ -35,7 +36,11 @@ class CardSink:
 
     Transport budget (the recorder trims cards first; this is the backstop): a card whose JSON
     is over `max_card_bytes`, or that would take the run's cards over `max_cards_bytes`, is
-    dropped with a `card_error` that says so instead of being sent."""
+    dropped with a `card_error` that says so instead of being sent.
+
+    Call counts (`update`) are coalesced: a loop calling a jitted function 100,000 times sends
+    the latest count of each card at most every UPDATE_INTERVAL_S, before the next card, and
+    once more at the end of the run (`flush_updates`), not 100,000 events."""
 
     def __init__(
         self, channel: Channel, run_id: str, limits: dict[str, Any], streams: tuple
@@ -45,12 +50,15 @@ class CardSink:
         self.cards_left = int(limits.get("max_cards_bytes", DEFAULT_CARDS_BYTES))
         self.streams = streams
         self.count = 0
+        self._updates: dict[str, int] = {}
+        self._updates_sent = time.monotonic()
 
     def __call__(self, card: dict[str, Any]) -> None:
         if self.count >= self.max_cards:
             return
         for stream in self.streams:  # output printed before the card arrives before it
             stream.flush()
+        self.flush_updates()
         try:
             event = {"type": "trace_card", "run_id": self.run_id, "card": sanitize(card)}
             text = json.dumps(event, allow_nan=False, separators=(",", ":"))
@@ -66,8 +74,17 @@ class CardSink:
 
     def update(self, card_id: str, call_count: int) -> None:
         """`on_card_update` callback: a card already sent was called again (same types)."""
-        event = {"type": "card_update", "run_id": self.run_id, "card_id": str(card_id)}
-        self.channel.send(dict(event, call_count=int(call_count)))
+        self._updates[str(card_id)] = int(call_count)
+        if time.monotonic() - self._updates_sent >= UPDATE_INTERVAL_S:
+            self.flush_updates()
+
+    def flush_updates(self) -> None:
+        """Send the latest call count of every card called again since the last flush."""
+        updates, self._updates = self._updates, {}
+        self._updates_sent = time.monotonic()
+        for card_id, call_count in updates.items():
+            event = {"type": "card_update", "run_id": self.run_id, "card_id": card_id}
+            self.channel.send(dict(event, call_count=call_count))
 
     def _too_large(self, size: int) -> str:
         if size > self.max_card_bytes:

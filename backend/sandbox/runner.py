@@ -348,6 +348,7 @@ def run_request(request: dict[str, Any], channel: Channel, engine: Any) -> dict[
     finally:
         for stream in (out, err):
             stream.flush()
+        sink.flush_updates()
         sys.stdout, sys.stderr, sys.stdin = saved
     return {
         "type": "run_done",

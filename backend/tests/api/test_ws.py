@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import json
 
-from helpers import client
+import pytest
+from helpers import cards, client
 
 
 def test_hello_welcome_and_ping(server):
@@ -54,6 +55,31 @@ def test_syntax_error(server):
     with client(server) as c:
         reply, _ = c.run("x = 1\ny = (\n")
         assert reply["error"]["kind"] == "syntax" and reply["error"]["user_line"] == 2
+
+
+def test_a_repeated_call_sends_card_updates_after_its_card(server):
+    code = (
+        "import time, jax, jax.numpy as jnp\n"
+        "f = jax.jit(lambda x: x * 2.0)\n"
+        "for _ in range(3):\n"
+        "    f(jnp.ones(3))\n"
+        "    time.sleep(0.3)  # counts of quicker calls are coalesced\n"
+        "for _ in range(1000):\n"
+        "    f(jnp.ones(3))\n"
+    )
+    with client(server) as c:
+        if not (c.hello()["engine"] or {}).get("viz"):
+            pytest.skip("the engine records no cards")
+        reply, msgs = c.run(code)
+    assert reply["ok"], reply["error"]
+    (card,) = cards(msgs)
+    updates = [m for m in msgs if m["type"] == "card_update"]
+    counts = [u["call_count"] for u in updates]
+    assert {u["card_id"] for u in updates} == {card["card_id"]}
+    assert counts[:2] == [2, 3] and counts[-1] == 1003, counts
+    assert counts == sorted(counts) and len(counts) < 100  # not one event per call
+    kinds = [m["type"] for m in msgs]
+    assert kinds.index("trace_card") < kinds.index("card_update") < kinds.index("run_reply")
 
 
 def test_import_jax_resolves_to_didax(server):

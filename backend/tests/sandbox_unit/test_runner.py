@@ -1,5 +1,5 @@
 """The kernel's runner (unit): the jax alias, card sanitising, error descriptions, output
-order and matplotlib figures (run in-process, without the engine)."""
+order, matplotlib figures and coalesced call counts (run in-process, without the engine)."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ import os
 import sys
 import types
 
+from sandbox.engine import CardSink
 from sandbox.plots import MAX_FIGURES, MAX_IMAGE_CHARS
 from sandbox.runner import (
     JaxAlias,
@@ -80,7 +81,7 @@ class _Engine:
         pass
 
     def card_sink(self, channel, run_id, *streams):
-        return types.SimpleNamespace(count=0)
+        return types.SimpleNamespace(count=0, flush_updates=lambda: None)
 
     def capture(self, settings, sink):
         return _NullCtx()
@@ -161,3 +162,28 @@ def test_figure_count_is_bounded(monkeypatch, tmp_path):
     assert sum(e["type"] == "display" for e in events) == MAX_FIGURES
     notes = [e["text"] for e in events if e["type"] == "stream"]
     assert notes == [f"[plot] more figures were not shown: a run shows at most {MAX_FIGURES}\n"]
+
+
+def test_call_counts_are_coalesced_and_the_last_one_is_sent(monkeypatch):
+    clock = [0.0]
+    monkeypatch.setattr("sandbox.engine.time.monotonic", lambda: clock[0])
+    channel = _Channel()
+    channel.send_text = lambda text: channel.events.append(json.loads(text))
+    sink = CardSink(channel, "r1", {}, ())
+    sink.max_cards = 8
+    sink({"card_id": "card-0"})
+    for n in range(2, 100_002):  # a loop calling one jitted function 100,000 times in 1 s
+        clock[0] += 1e-5
+        sink.update("card-0", n)
+    sink({"card_id": "card-1"})  # counts so far go out before the next card
+    sink.update("card-1", 2)
+    sink.update("card-0", 100_002)
+    sink.flush_updates()  # the end of the run
+    kinds = [(e["type"], e.get("card_id") or e["card"]["card_id"]) for e in channel.events]
+    updates = [e for e in channel.events if e["type"] == "card_update"]
+    assert len(updates) <= 15, len(updates)
+    assert kinds.index(("trace_card", "card-1")) > kinds.index(("card_update", "card-0"))
+    last = {u["card_id"]: u["call_count"] for u in updates}
+    assert last == {"card-0": 100_002, "card-1": 2}
+    counts = [u["call_count"] for u in updates if u["card_id"] == "card-0"]
+    assert counts == sorted(counts) and counts[-2] == 100_001

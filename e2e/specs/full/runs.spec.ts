@@ -1,7 +1,8 @@
 /**
  * Honest runs and ordered output (issue 14), against the real backend and sandboxed kernels:
  * a second run keeps the first one's outcome, results go stale after an edit, printed text comes
- * before the traceback, a 10 MB print is cut with a notice, and a plot arrives as an image.
+ * before the traceback, a 10 MB print is cut with a notice, a card over one frame arrives in
+ * chunks (issue 13), and a plot arrives as an image.
  */
 import { expect, test } from '../../support/fixtures';
 
@@ -92,6 +93,37 @@ test('a 10 MB print shows its first part and says the output was truncated', asy
   expect(shown.length).toBeLessThanOrEqual(1 << 20);
   expect(shown.startsWith('abababab')).toBe(true);
   await expect(page.getByTestId('streams')).not.toContainText('never shown');
+});
+
+test('a card too big for one frame arrives in chunks, trimmed to its budget with a notice', async ({
+  playground: pg,
+  page,
+}) => {
+  const frames: string[] = [];
+  page.on('websocket', (ws) =>
+    ws.on('framereceived', (f) => {
+      if (typeof f.payload === 'string') frames.push(f.payload);
+    }),
+  );
+  await pg.open();
+  await pg.requireEngine('viz');
+  await pg.setCode(
+    'import jax\n\ndef f(x):\n    for _ in range(3000):\n        x = x + 1.0\n    return x\n\nprint(len(jax.make_jaxpr(f)(1.0).eqns))\n',
+  );
+  expect(await pg.runAndWait()).toBe('done');
+  await expect(page.getByTestId('stdout')).toContainText('3000');
+  await expect(pg.cards).toHaveCount(1);
+  const shown = Number(await pg.cards.first().getAttribute('data-eqn-count'));
+  expect(shown).toBeGreaterThan(500);
+  expect(shown).toBeLessThan(3000);
+  await expect(page.getByTestId('card-notice').first()).toContainText(`equations are shown`);
+  await expect(page.getByTestId('protocol-warning')).toHaveCount(0);
+  const chunks = frames.filter((f) => f.includes('"type":"trace_card_chunk"'));
+  expect(chunks.length).toBeGreaterThan(1);
+  expect(Math.max(...frames.map((f) => new TextEncoder().encode(f).length))).toBeLessThanOrEqual(
+    256 * 1024,
+  );
+  await page.getByTestId('output').screenshot({ path: 'test-results/chunked-card.png' });
 });
 
 test('a matplotlib plot appears in the output as an image, in order with the text', async ({
