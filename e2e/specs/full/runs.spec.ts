@@ -123,7 +123,7 @@ test('a card too big for one frame arrives in chunks, trimmed to its budget with
   expect(Math.max(...frames.map((f) => new TextEncoder().encode(f).length))).toBeLessThanOrEqual(
     256 * 1024,
   );
-  await page.getByTestId('output').screenshot({ path: 'test-results/chunked-card.png' });
+  await page.screenshot({ path: 'test-results/chunked-card.png' });
 });
 
 test('a matplotlib plot appears in the output as an image, in order with the text', async ({
