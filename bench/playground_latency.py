@@ -125,6 +125,7 @@ async def session_runs(
 
 
 async def measure(url: str, code: str, runs: int, sessions: int) -> dict[str, Any]:
+    await wait_pool_full(url)  # each figure starts from a full pool, not the last one's rest
     start, warmed = asyncio.Event(), asyncio.Queue()
     tasks = [
         asyncio.create_task(session_runs(url, code, runs, warmed, start, n))
@@ -253,10 +254,13 @@ async def _main(args: argparse.Namespace) -> dict[str, Any]:
         report["concurrent"] = await measure(url, code, args.runs, args.sessions)
         report["trivial_program_single"] = await measure(url, "print(1)", args.runs, 1)
         if not args.no_load:
-            report["load"] = [
-                await playground_load.load(url, pid, code, n, args.load_runs) for n in (8, 16, 32)
-            ]
+            report["load"] = []
+            for n in (8, 16, 32):
+                await wait_pool_full(url)
+                report["load"].append(await playground_load.load(url, pid, code, n, args.load_runs))
+            await wait_pool_full(url)
             report["idlers"] = await playground_load.idlers(url, code)
+            await wait_pool_full(url)
             report["flood"] = await playground_load.flood(url, pid)
     finally:
         if proc is not None:
