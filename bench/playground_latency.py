@@ -125,7 +125,9 @@ async def session_runs(
 
 
 async def measure(url: str, code: str, runs: int, sessions: int) -> dict[str, Any]:
-    await wait_pool_full(url)  # each figure starts from a full pool, not the last one's rest
+    await playground_load.wait_pool_full(
+        url
+    )  # each figure starts from a full pool, not the last one's rest
     start, warmed = asyncio.Event(), asyncio.Queue()
     tasks = [
         asyncio.create_task(session_runs(url, code, runs, warmed, start, n))
@@ -153,29 +155,17 @@ async def measure(url: str, code: str, runs: int, sessions: int) -> dict[str, An
     }
 
 
-async def wait_pool_full(url: str, timeout: float = 120.0) -> None:
-    """Until every warm kernel the server keeps is ready and nothing else is alive."""
-    deadline = time.monotonic() + timeout
-    async with httpx.AsyncClient(base_url=url, timeout=5) as http:
-        while time.monotonic() < deadline:
-            health = (await http.get("/healthz")).json()
-            stats = health["pool_ready"], health["kernels"], health["running"], health["queued"]
-            if stats[0] >= 1 and stats[0] == stats[1] and stats[2:] == (0, 0):
-                return
-            await asyncio.sleep(0.1)
-
-
 async def warm_pool(url: str, code: str, runs: int) -> dict[str, Any]:
     """One session; before each run the warm pool is full again (one kernel per run: every
     run is handed a fresh, already warmed kernel, so this is the hand-off a user waits for)."""
     async with await playground_load.connect(url, "127.0.6.1") as ws:
         s = Session(ws)
         await s.hello()
-        await wait_pool_full(url)
+        await playground_load.wait_pool_full(url)
         await s.run(code)  # warm-up (the server's own caches, the page's connection)
         results = []
         for _ in range(runs):
-            await wait_pool_full(url)
+            await playground_load.wait_pool_full(url)
             results.append(await s.run(code))
     return {
         "runs": runs,
@@ -220,7 +210,6 @@ def start_server() -> tuple[subprocess.Popen[bytes], str]:
     env = {
         **os.environ,
         "DIDAX_DB_PATH": f"/tmp/didax-bench-{port}.sqlite3",
-        "DIDAX_POOL_SIZE": os.environ.get("DIDAX_POOL_SIZE", "2"),
     }
     proc = subprocess.Popen(
         [sys.executable, "-m", "app.main", "--port", str(port), "--log-level", "warning"],
@@ -256,11 +245,11 @@ async def _main(args: argparse.Namespace) -> dict[str, Any]:
         if not args.no_load:
             report["load"] = []
             for n in (8, 16, 32):
-                await wait_pool_full(url)
+                await playground_load.wait_pool_full(url)
                 report["load"].append(await playground_load.load(url, pid, code, n, args.load_runs))
-            await wait_pool_full(url)
+            await playground_load.wait_pool_full(url)
             report["idlers"] = await playground_load.idlers(url, code)
-            await wait_pool_full(url)
+            await playground_load.wait_pool_full(url)
             report["flood"] = await playground_load.flood(url, pid)
     finally:
         if proc is not None:

@@ -11,7 +11,7 @@
 Distinct client addresses are loopback source addresses (127.0.N.M), since the server limits
 connections and kernels per address. Used by playground_latency.py (which owns the server).
 
-Imports: websockets.
+Imports: httpx, websockets.
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+import httpx
 import websockets
 
 FLOOD = """
@@ -36,6 +37,20 @@ def flood():
 threading.Thread(target=flood, daemon=True).start()
 time.sleep(3)
 """
+
+
+async def wait_pool_full(url: str, timeout: float = 120.0) -> None:
+    """Until every warm kernel the server keeps is ready and nothing else is alive, for half
+    a second (a spawn shows in `kernels` only once its process exists)."""
+    deadline = time.monotonic() + timeout
+    steady = 0
+    async with httpx.AsyncClient(base_url=url, timeout=5) as http:
+        while time.monotonic() < deadline and steady < 5:
+            health = (await http.get("/healthz")).json()
+            stats = health["pool_ready"], health["kernels"], health["running"], health["queued"]
+            full = stats[0] >= 1 and stats[0] == stats[1] and stats[2:] == (0, 0)
+            steady = steady + 1 if full else 0
+            await asyncio.sleep(0.1)
 
 
 def rss_mib(pid: int | None) -> float | None:
@@ -135,7 +150,7 @@ async def idlers(url: str, code: str, n_idle: int = 16, n_honest: int = 16) -> d
     try:
         for c in idle:
             await c.run("print(1)")
-        await asyncio.sleep(1.0)  # the pool refills behind them
+        await wait_pool_full(url)  # the pool refills behind them (they hold no kernel)
         go = asyncio.Event()
         honest = [
             asyncio.create_task(_session(url, f"127.0.4.{1 + i}", code, 1, go))
