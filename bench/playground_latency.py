@@ -247,8 +247,10 @@ async def _main(args: argparse.Namespace) -> dict[str, Any]:
             for n in (8, 16, 32):
                 await playground_load.wait_pool_full(url)
                 report["load"].append(await playground_load.load(url, pid, code, n, args.load_runs))
-            await playground_load.wait_pool_full(url)
-            report["idlers"] = await playground_load.idlers(url, code)
+            report["idlers"] = []
+            for spacing in (0.0, 0.5):
+                await playground_load.wait_pool_full(url)
+                report["idlers"].append(await playground_load.idlers(url, code, spacing_s=spacing))
             await playground_load.wait_pool_full(url)
             report["flood"] = await playground_load.flood(url, pid)
     finally:

@@ -4,7 +4,8 @@
   `runs` runs of a program at the same time: successes, p50/p95 from run_request to the
   final reply, and the server's RSS before and after;
 - `idlers`: 16 hostile idlers (connected, each ran `print(1)`, then idle) beside 16 honest
-  clients that all run at once: how long until each honest run starts (status `running`);
+  clients that run at the same moment, or one every half second: how long until each honest
+  run starts (status `running`);
 - `flood`: server RSS before, at the peak and after a run whose daemon thread writes
   40 × 7 MiB `stream` events to the control channel.
 
@@ -111,10 +112,13 @@ class Client:
                 return {**out, "reply_ms": now, "ok": ok, "why": why}
 
 
-async def _session(url: str, source: str, code: str, runs: int, go: asyncio.Event) -> list[dict]:
+async def _session(
+    url: str, source: str, code: str, runs: int, go: asyncio.Event, delay: float = 0.0
+) -> list[dict]:
     async with await connect(url, source) as ws:
         c = Client(ws)
         await go.wait()
+        await asyncio.sleep(delay)
         return [await c.run(code) for _ in range(runs)]
 
 
@@ -145,7 +149,12 @@ async def load(url: str, pid: int | None, code: str, sessions: int, runs: int) -
     }
 
 
-async def idlers(url: str, code: str, n_idle: int = 16, n_honest: int = 16) -> dict[str, Any]:
+async def idlers(
+    url: str, code: str, n_idle: int = 16, n_honest: int = 16, spacing_s: float = 0.0
+) -> dict[str, Any]:
+    """16 idlers (connected, each ran print(1)) and 16 honest clients that run once: all at
+    the same moment (spacing 0: every one needs a kernel at once, so the last waits for the
+    pool to be refilled that many times), or one every `spacing_s` seconds."""
     idle = [Client(await connect(url, f"127.0.3.{1 + i}")) for i in range(n_idle)]
     try:
         for c in idle:
@@ -153,7 +162,7 @@ async def idlers(url: str, code: str, n_idle: int = 16, n_honest: int = 16) -> d
         await wait_pool_full(url)  # the pool refills behind them (they hold no kernel)
         go = asyncio.Event()
         honest = [
-            asyncio.create_task(_session(url, f"127.0.4.{1 + i}", code, 1, go))
+            asyncio.create_task(_session(url, f"127.0.4.{1 + i}", code, 1, go, delay=i * spacing_s))
             for i in range(n_honest)
         ]
         await asyncio.sleep(0.5)
@@ -166,8 +175,10 @@ async def idlers(url: str, code: str, n_idle: int = 16, n_honest: int = 16) -> d
     return {
         "idlers": n_idle,
         "honest": n_honest,
+        "arrival_spacing_s": spacing_s,
         "honest_ok": sum(r["ok"] for r in results),
         "start_p50_ms": _pct(starts, 0.5),
+        "start_p95_ms": _pct(starts, 0.95),
         "start_max_ms": round(max(starts), 1) if starts else None,
         "all_started_within_5s": len(starts) == n_honest and max(starts) < 5000,
     }
