@@ -152,14 +152,29 @@ class KernelCgroup:
         return True
 
 
+def _parents(name: str) -> list[Path]:
+    return [ROOT / c / name for c in V1_CONTROLLERS] + [ROOT / name]
+
+
+def instances(name: str) -> set[int]:
+    """The instance numbers N that have a group "iN-..." under `name` (v1 and v2)."""
+    found: set[int] = set()
+    for parent in _parents(name):
+        with contextlib.suppress(OSError):
+            for group in parent.iterdir():
+                head, sep, _ = group.name.partition("-")
+                if sep and head[:1] == "i" and head[1:].isdigit() and group.is_dir():
+                    found.add(int(head[1:]))
+    return found
+
+
 def sweep(name: str, prefix: str, wait_s: float = 2.0) -> list[str]:
     """Kill and remove every group under `name` whose leaf starts with `prefix` (v1 and v2).
 
     Used for groups this server instance owns exclusively (its instance lock is held): stale
     ones from a crashed predecessor at start-up, and anything left at shutdown."""
-    parents = [ROOT / c / name for c in V1_CONTROLLERS] + [ROOT / name]
     left: list[str] = []
-    for parent in parents:
+    for parent in _parents(name):
         if not parent.is_dir():
             continue
         for group in parent.iterdir():

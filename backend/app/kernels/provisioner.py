@@ -40,7 +40,7 @@ from pathlib import Path
 from typing import Any
 
 from app.config import Settings
-from app.kernels.cgroups import KernelCgroup, detect, sweep
+from app.kernels.cgroups import KernelCgroup, detect, instances, sweep
 
 log = logging.getLogger("didax.provisioner")
 LAUNCH_ENV = {"PATH": "/usr/bin:/bin"}
@@ -271,23 +271,47 @@ INSTANCE_DIR = Path("/run/didax")
 MAX_INSTANCES = 32
 
 
+def _lock_instance(index: int) -> int | None:
+    """The fd holding instance `index`'s lock, or None when a live server holds it."""
+    INSTANCE_DIR.mkdir(mode=0o700, parents=True, exist_ok=True)
+    flags = os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC
+    fd = os.open(INSTANCE_DIR / f"instance-{index}.lock", flags, 0o600)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        os.close(fd)
+        return None
+    return fd
+
+
 def claim_instance() -> tuple[int, int]:
     """(index, lock fd): a sandbox instance number no other live server on this host holds.
 
     Each server process gets its own block of slot uids and its own cgroup names, so two
     servers (tests, e2e, bench) never kill or share each other's kernels. The flock is held
     until the fd is closed (at the latest when the process exits)."""
-    INSTANCE_DIR.mkdir(mode=0o700, parents=True, exist_ok=True)
-    flags = os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC
     for index in range(MAX_INSTANCES):
-        fd = os.open(INSTANCE_DIR / f"instance-{index}.lock", flags, 0o600)
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            os.close(fd)
-            continue
-        return index, fd
+        fd = _lock_instance(index)
+        if fd is not None:
+            return index, fd
     raise RuntimeError(f"all {MAX_INSTANCES} sandbox instances are in use")
+
+
+def sweep_abandoned(cgroup_name: str) -> list[str]:
+    """Remove the cgroups of every instance no live server holds: a server that was killed
+    (SIGKILL, the OOM killer) could not remove its own. Each such instance's lock is held
+    while its groups are swept, so a server starting meanwhile takes another instance; the
+    instances of live servers (this one included) are left alone. Returns what is left."""
+    left: list[str] = []
+    for index in sorted(instances(cgroup_name)):
+        fd = _lock_instance(index)
+        if fd is None:
+            continue
+        try:
+            left += sweep(cgroup_name, f"i{index}-")
+        finally:
+            os.close(fd)
+    return left
 
 
 class SandboxProvisioner(Provisioner):
@@ -301,7 +325,9 @@ class SandboxProvisioner(Provisioner):
         super().__init__(settings)
         self.instance, self._lock_fd = claim_instance()
         self.set_cgroups(cgroup_version, cgroup_detail)
-        sweep(settings.cgroup_name, self.cgroup_prefix)  # leftovers of a crashed predecessor
+        # groups of killed servers: this instance's predecessor and every unheld instance
+        sweep(settings.cgroup_name, self.cgroup_prefix)
+        sweep_abandoned(settings.cgroup_name)
 
     @property
     def cgroup_prefix(self) -> str:
@@ -312,11 +338,13 @@ class SandboxProvisioner(Provisioner):
             os.close(self._lock_fd)
 
     def close(self) -> None:
-        """Remove this instance's cgroups (its kernels are gone), then free the instance."""
-        left = sweep(self.settings.cgroup_name, self.cgroup_prefix)
+        """Remove this instance's cgroups (its kernels are gone), free the instance, then
+        remove what unheld instances left (this one's too, if its processes were slow)."""
+        sweep(self.settings.cgroup_name, self.cgroup_prefix)
+        self.release_instance()
+        left = sweep_abandoned(self.settings.cgroup_name)
         if left:
             log.warning("cgroups left behind: %s", left)
-        self.release_instance()
 
     def slot_uid(self, slot: int) -> int:
         """Slot uids: one block of max_kernels + 1 per instance (the last one for the probe)."""
@@ -400,6 +428,17 @@ class SandboxProvisioner(Provisioner):
             leaf = f"{self.cgroup_prefix}slot-{slot}"
             cgroup = KernelCgroup(self.cgroup_version, s.cgroup_name, leaf, s.cgroup)
             cgroup.create()
+        try:
+            return await self._spawn(self._launcher(slot, cgroup), cgroup, None)
+        except BaseException:
+            if cgroup is not None:  # no kernel will remove it (else the shutdown sweep will)
+                cgroup.try_remove()
+            raise
+
+    def _launcher(
+        self, slot: int, cgroup: KernelCgroup | None
+    ) -> Callable[[int], tuple[list[str], dict[str, str], list[int]]]:
+        """build(ctl write fd) -> (argv, env, fds to pass) of a sandboxed kernel in `slot`."""
         procs = cgroup.procs_files() if cgroup else []
         inner = ["/opt/venv/bin/python", "-I", "-B", "/opt/sbx/sandbox/main.py"]
 
@@ -417,7 +456,7 @@ class SandboxProvisioner(Provisioner):
             ]
             return argv, dict(LAUNCH_ENV), [args_fd]
 
-        return await self._spawn(build, cgroup, None)
+        return build
 
 
 def probe_full_sandbox(
