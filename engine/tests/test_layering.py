@@ -24,7 +24,7 @@ PLACEMENT: list[tuple[str, str]] = [
     *[(m, "foundation") for m in ("util", "source_info", "errors", "tracer_errors",
                                   "pretty_printer",
                                   "config", "dtypes", "_promotion", "pytree", "tree_util")],
-    ("core", "core"), ("jaxpr_printer", "core"), ("api_util", "core"),
+    ("core", "core"), ("jaxpr_printer", "core"), ("jaxpr_check", "core"), ("api_util", "core"),
     ("interpreters", "interpreters"), ("interpreters.*", "interpreters"),
     ("xla_backend", "runtime"), ("array", "runtime"), ("basearray", "runtime"),
     # control flow is a library built on lax (README: "numpy/*, random, ..., control flow")
@@ -37,8 +37,8 @@ PLACEMENT: list[tuple[str, str]] = [
                                  "flatten_util", "ops", "example_libraries",
                                  "example_libraries.*",
                                  "nn_*", "scipy", "scipy.*")],
-    *[(m, "transformations") for m in ("api", "api_extras", "pmap", "export",
-                                       "export_format", "viz",
+    *[(m, "transformations") for m in ("api", "api_extras", "pmap", "export", "test_util",
+                                       "export_format", "viz", "vjp_fun", "lib", "lib.*",
                                        "viz.*")],
 ]
 

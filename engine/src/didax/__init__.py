@@ -9,6 +9,7 @@ from didax import example_libraries as example_libraries
 from didax import experimental as experimental
 from didax import export as export
 from didax import flatten_util as flatten_util
+from didax import interpreters as interpreters
 from didax import lax as lax
 from didax import nn as nn
 from didax import numpy as numpy

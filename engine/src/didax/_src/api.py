@@ -35,6 +35,7 @@ from didax._src.lax import lax as _lax
 # Hooks the playground's recorder installs to observe transformation calls:
 # hook(kind, fun, transformed, args, kwargs, transform_args, transform_kwargs) -> result
 from didax._src.pjit import _call_hooks as call_hooks  # noqa: E402 - one shared list
+from didax._src.pjit import jit as jit  # noqa: E402, F401 - jax._src.api.jit
 from didax._src.tree_util import (
     broadcast_prefix,
     tree_flatten,
@@ -44,6 +45,7 @@ from didax._src.tree_util import (
     tree_unflatten,
 )
 from didax._src.util import fun_name
+from didax._src.vjp_fun import VJP
 
 
 def _recorded(kind: str):
@@ -199,35 +201,6 @@ def _primal_of(trace, x):
     return _to_array(x) if isinstance(x, (np.ndarray, np.generic)) else x
 
 
-class _VjpFun:
-    """The pullback returned by vjp (a callable taking output cotangents)."""
-
-    def __init__(self, f_vjp, in_tree, out_tree, out_avals):
-        self._f, self.in_tree, self.out_tree, self.out_avals = f_vjp, in_tree, out_tree, out_avals
-
-    def __call__(self, *cts):
-        if len(cts) != 1:
-            raise TypeError(f"The function returned by `jax.vjp` applied to {fun_name(self)} "
-                            f"takes exactly one argument (the cotangent), got {len(cts)}.")
-        flat_ct, ct_tree = tree_flatten(cts[0])
-        if ct_tree != self.out_tree:
-            raise ValueError(f"unexpected tree structure of argument to vjp function: got "
-                             f"{ct_tree}, but expected to match {self.out_tree}")
-        for ct, a in zip(flat_ct, self.out_avals):
-            ca = core.get_aval(ct) if not (isinstance(ct, np.ndarray) and
-                                           ct.dtype == dtypes.float0) else None
-            if ca is not None and (ca.shape, ca.dtype) != (a.shape, a.dtype):
-                got, want = (f"{v.dtype.name}[{','.join(map(str, v.shape))}]" for v in (ca, a))
-                raise ValueError(f"unexpected JAX type (e.g. shape/dtype) for argument to VJP "
-                                 f"function: got {got}, but expected {want} because the "
-                                 f"corresponding output of the differentiated function had "
-                                 f"JAX type {want}")
-        flat_ct = [Zero(a) if isinstance(c, np.ndarray) and c.dtype == dtypes.float0 else c
-                   for c, a in zip(flat_ct, self.out_avals)]
-        cts_in = self._f(flat_ct)
-        return tree_unflatten(self.in_tree, [_to_array(c) for c in cts_in])
-
-
 def _vjp_flat(flat_fun, flat_p):
     # Eagerly (no enclosing trace) the forward pass records a tape; under any trace,
     # linearize + transpose stage the derivative as JAX does.
@@ -264,8 +237,7 @@ def vjp(fun: Callable, *primals, has_aux: bool = False, reduce_axes=()):
     out_tree = store["out_tree"]
     p_out = [_to_array(x) for x in p_out]
     out_avals = [core.get_aval(p).to_tangent_aval() for p in p_out]
-    f = _VjpFun(pullback, in_tree, out_tree, out_avals)
-    f.__name__ = fun_name(fun)
+    f = VJP(pullback, in_tree, out_tree, out_avals, fun_name(fun), _to_array)
     out = tree_unflatten(out_tree, p_out)
     return (out, f, aux_cell["aux"]) if has_aux else (out, f)
 

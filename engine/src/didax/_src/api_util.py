@@ -104,6 +104,16 @@ class ShapeDtypeStruct:
     ndim = property(lambda self: len(self.shape))
     size = property(lambda self: core._prod(self.shape))
 
+    @classmethod
+    def like(cls, x) -> ShapeDtypeStruct:
+        """The abstract array of x (an array, a Python scalar, a ShapeDtypeStruct):
+        its shape, canonical dtype, weak type and (for sharded arrays) sharding."""
+        if isinstance(x, ShapeDtypeStruct):
+            return cls(x.shape, x.dtype, sharding=x.sharding, weak_type=x.weak_type)
+        aval = core.get_aval(x)
+        sharding = getattr(aval, "sharding", None)
+        return cls(aval.shape, aval.dtype, sharding=sharding, weak_type=aval.weak_type)
+
     @property
     def aval(self) -> core.ShapedArray:
         return core.ShapedArray(self.shape, dtypes.canonicalize_dtype(self.dtype, True),

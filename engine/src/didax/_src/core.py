@@ -9,7 +9,6 @@ May import: util, source_info, errors, pretty_printer, config, dtypes, tree_util
 
 from __future__ import annotations
 
-import itertools as it
 import operator
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
@@ -20,7 +19,6 @@ from didax._src import dtypes, source_info
 from didax._src.config import config
 from didax._src.errors import (
     ConcretizationTypeError,
-    JaxprTypeError,
     TracerArrayConversionError,
     TracerBoolConversionError,
     TracerIntegerConversionError,
@@ -228,7 +226,27 @@ class TypedScalar:
     weak_type = property(lambda self: self.aval.weak_type)
 
     def __repr__(self):
-        return f"TypedScalar({self.val!r}, {self.aval.str_short()})"
+        # as JAX's typed literals (TypedInt/TypedFloat/TypedComplex) print
+        kind = {bool: "Bool", int: "Int", float: "Float", complex: "Complex"}.get(
+            type(self.val), "Scalar")
+        return f"Typed{kind}({self.val!r}, dtype={self.aval.dtype.name})"
+
+    def __str__(self):
+        # JAX's TypedInt is an int subclass whose str is its repr; floats print as floats
+        return repr(self) if type(self.val) is int else str(self.val)
+
+    def __eq__(self, other):
+        if type(other) is TypedScalar:
+            return self.val == other.val and self.aval.dtype == other.aval.dtype
+        if type(other) in (int, float, complex, bool):
+            return self.val == other
+        return NotImplemented
+
+    def __hash__(self):
+        return hash(self.val)
+
+    def __bool__(self):
+        return bool(self.val)
 
     # Arithmetic with Python numbers acts on the value, as on JAX's TypedFloat/TypedInt
     # (float/int subclasses): a custom_vjp residual that was a Python float computes.
@@ -352,13 +370,18 @@ class Primitive:
     Arrays are positional arguments; metadata (static) are keyword parameters.
     """
 
-    __slots__ = ("name", "multiple_results", "impl", "abstract_eval", "is_higher_order")
+    # (a __dict__ too: user code may set attributes JAX's primitives have, e.g.
+    # `call_primitive`)
+    __slots__ = ("name", "multiple_results", "impl", "abstract_eval", "is_higher_order",
+                 "__dict__")
 
     def __init__(self, name: str, multiple_results: bool = False):
         self.name = name
         self.multiple_results = multiple_results
-        self.impl: Callable | None = None
-        self.abstract_eval: Callable | None = None
+        # Until rules are given, using the primitive raises JAX's errors (a primitive
+        # created by user code, as the "How JAX primitives work" tutorial does).
+        self.impl: Callable = _missing_rule("Evaluation rule", name)
+        self.abstract_eval: Callable = _missing_rule("Abstract evaluation", name)
         self.is_higher_order = False
 
     def __repr__(self):
@@ -377,6 +400,20 @@ class Primitive:
     def def_abstract_eval(self, rule: Callable) -> Callable:
         self.abstract_eval = rule
         return rule
+
+    def def_effectful_abstract_eval(self, rule: Callable) -> Callable:
+        """rule(*avals, **params) -> (aval(s), effects); didax stages no user effects."""
+        def abstract_eval(*avals, **params):
+            return rule(*avals, **params)[0]
+
+        self.abstract_eval = abstract_eval
+        return rule
+
+
+def _missing_rule(what: str, name: str) -> Callable:
+    def rule(*args, **params):
+        raise NotImplementedError(f"{what} for '{name}' not implemented")
+    return rule
 
 
 # ----------------------------------------------------------------------------------------
@@ -609,7 +646,10 @@ class Literal:
         return f"{s}:{self.aval.str_short(short_dtypes=True)}"
 
     def __repr__(self):
-        return f"Literal({self.val})"
+        val = self.val
+        if isinstance(val, np.ndarray) and not val.shape:
+            val = val[()]
+        return f"Literal({val})"
 
 
 Atom = Var | Literal
@@ -835,62 +875,6 @@ def current_source_info() -> SourceInfo | None:
 # Type checking
 # ----------------------------------------------------------------------------------------
 
-custom_typechecks: dict[Primitive, Callable] = {}
-
-
-def check_jaxpr(jaxpr: Jaxpr) -> None:
-    """Raises JaxprTypeError unless every variable is defined before use and every
-    equation's output types equal its primitive's abstract evaluation."""
-    env: set[Var] = set()
-
-    def read(a):
-        if type(a) is Literal:
-            if get_aval(a.val).strip_weak_type().shape != a.aval.shape:
-                raise JaxprTypeError(f"literal {a.pretty()} has a mismatched type")
-            return a.aval
-        if a not in env:
-            raise JaxprTypeError(f"Variable '{a!r}' not defined")
-        return a.aval
-
-    def write(v):
-        if v in env:
-            raise JaxprTypeError(f"Variable '{v!r}' already bound")
-        env.add(v)
-
-    for v in it.chain(jaxpr.constvars, jaxpr.invars):
-        write(v)
-    for i, eqn in enumerate(jaxpr.eqns):
-        in_avals = [read(a) for a in eqn.invars]
-        try:
-            out_avals = _eqn_out_avals(eqn, in_avals)
-        except JaxprTypeError:
-            raise
-        except Exception as e:
-            raise JaxprTypeError(f"in equation {i} ({eqn.primitive}): {e}") from e
-        if len(out_avals) != len(eqn.outvars):
-            raise JaxprTypeError(f"equation {i} ({eqn.primitive}): wrong number of outputs")
-        for v, a in zip(eqn.outvars, out_avals):
-            if not typematch(v.aval, a):
-                raise JaxprTypeError(
-                    f"equation {i} ({eqn.primitive}): output type {v.aval.str_short()} does "
-                    f"not match the primitive's result type {a.str_short()}"
-                )
-            if not isinstance(v, DropVar):
-                write(v)
-        for sub in jaxprs_in_params(eqn.params):
-            check_jaxpr(sub)
-    for a in jaxpr.outvars:
-        read(a)
-
-
-def _eqn_out_avals(eqn: JaxprEqn, in_avals):
-    rule = custom_typechecks.get(eqn.primitive)
-    if rule is not None:
-        return rule(*in_avals, **eqn.params)
-    out = eqn.primitive.abstract_eval(*in_avals, **eqn.params)
-    return list(out) if eqn.primitive.multiple_results else [out]
-
-
 def typematch(a: AbstractValue, b: AbstractValue) -> bool:
     """Types equal up to weak typing."""
     if isinstance(a, AbstractToken) or isinstance(b, AbstractToken):
@@ -947,9 +931,13 @@ def x64_enabled() -> bool:
     return config.x64_enabled
 
 
-# The printer needs the IR classes above, so it is imported last; its names stay
-# reachable as core.<name>.
+# The printer and the type checker need the IR classes above, so they are imported last;
+# their names stay reachable as core.<name>.
+from didax._src import jaxpr_check as _check  # noqa: E402
 from didax._src import jaxpr_printer as _printer  # noqa: E402
+
+check_jaxpr = _check.check_jaxpr
+custom_typechecks = _check.custom_typechecks
 
 PpContext = _printer.PpContext
 PpSettings = _printer.PpSettings

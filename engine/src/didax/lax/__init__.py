@@ -575,3 +575,239 @@ from didax._src.lax.windowed_reductions import reduce_window_sum_p as reduce_win
 from didax._src.lax.windowed_reductions import select_and_gather_add_p as select_and_gather_add_p
 from didax._src.lax.windowed_reductions import select_and_scatter_add_p as select_and_scatter_add_p
 from didax._src.lax.windowing import padtype_to_pads as padtype_to_pads
+
+# The primitive objects jax.lax exports (user interpreters key rules on them).
+from didax.extend.core.primitives import (  # noqa: E402
+    acos_p as acos_p,
+)
+from didax.extend.core.primitives import (
+    acosh_p as acosh_p,
+)
+from didax.extend.core.primitives import (
+    and_p as and_p,
+)
+from didax.extend.core.primitives import (
+    argmax_p as argmax_p,
+)
+from didax.extend.core.primitives import (
+    argmin_p as argmin_p,
+)
+from didax.extend.core.primitives import (
+    asin_p as asin_p,
+)
+from didax.extend.core.primitives import (
+    asinh_p as asinh_p,
+)
+from didax.extend.core.primitives import (
+    atan2_p as atan2_p,
+)
+from didax.extend.core.primitives import (
+    atan_p as atan_p,
+)
+from didax.extend.core.primitives import (
+    atanh_p as atanh_p,
+)
+from didax.extend.core.primitives import (
+    cbrt_p as cbrt_p,
+)
+from didax.extend.core.primitives import (
+    ceil_p as ceil_p,
+)
+from didax.extend.core.primitives import (
+    clamp_p as clamp_p,
+)
+from didax.extend.core.primitives import (
+    clz_p as clz_p,
+)
+from didax.extend.core.primitives import (
+    complex_p as complex_p,
+)
+from didax.extend.core.primitives import (
+    concatenate_p as concatenate_p,
+)
+from didax.extend.core.primitives import (
+    conj_p as conj_p,
+)
+from didax.extend.core.primitives import (
+    cosh_p as cosh_p,
+)
+from didax.extend.core.primitives import (
+    cumlogsumexp_p as cumlogsumexp_p,
+)
+from didax.extend.core.primitives import (
+    cummax_p as cummax_p,
+)
+from didax.extend.core.primitives import (
+    cummin_p as cummin_p,
+)
+from didax.extend.core.primitives import (
+    cumprod_p as cumprod_p,
+)
+from didax.extend.core.primitives import (
+    cumsum_p as cumsum_p,
+)
+from didax.extend.core.primitives import (
+    digamma_p as digamma_p,
+)
+from didax.extend.core.primitives import (
+    dynamic_slice_p as dynamic_slice_p,
+)
+from didax.extend.core.primitives import (
+    dynamic_update_slice_p as dynamic_update_slice_p,
+)
+from didax.extend.core.primitives import (
+    eq_p as eq_p,
+)
+from didax.extend.core.primitives import (
+    erf_inv_p as erf_inv_p,
+)
+from didax.extend.core.primitives import (
+    erf_p as erf_p,
+)
+from didax.extend.core.primitives import (
+    erfc_p as erfc_p,
+)
+from didax.extend.core.primitives import (
+    exp2_p as exp2_p,
+)
+from didax.extend.core.primitives import (
+    expm1_p as expm1_p,
+)
+from didax.extend.core.primitives import (
+    floor_p as floor_p,
+)
+from didax.extend.core.primitives import (
+    ge_p as ge_p,
+)
+from didax.extend.core.primitives import (
+    gt_p as gt_p,
+)
+from didax.extend.core.primitives import (
+    igamma_p as igamma_p,
+)
+from didax.extend.core.primitives import (
+    imag_p as imag_p,
+)
+from didax.extend.core.primitives import (
+    integer_pow_p as integer_pow_p,
+)
+from didax.extend.core.primitives import (
+    iota_p as iota_p,
+)
+from didax.extend.core.primitives import (
+    is_finite_p as is_finite_p,
+)
+from didax.extend.core.primitives import (
+    le_p as le_p,
+)
+from didax.extend.core.primitives import (
+    lgamma_p as lgamma_p,
+)
+from didax.extend.core.primitives import (
+    log1p_p as log1p_p,
+)
+from didax.extend.core.primitives import (
+    logistic_p as logistic_p,
+)
+from didax.extend.core.primitives import (
+    lt_p as lt_p,
+)
+from didax.extend.core.primitives import (
+    ne_p as ne_p,
+)
+from didax.extend.core.primitives import (
+    nextafter_p as nextafter_p,
+)
+from didax.extend.core.primitives import (
+    not_p as not_p,
+)
+from didax.extend.core.primitives import (
+    or_p as or_p,
+)
+from didax.extend.core.primitives import (
+    pad_p as pad_p,
+)
+from didax.extend.core.primitives import (
+    polygamma_p as polygamma_p,
+)
+from didax.extend.core.primitives import (
+    population_count_p as population_count_p,
+)
+from didax.extend.core.primitives import (
+    pow_p as pow_p,
+)
+from didax.extend.core.primitives import (
+    real_p as real_p,
+)
+from didax.extend.core.primitives import (
+    reduce_and_p as reduce_and_p,
+)
+from didax.extend.core.primitives import (
+    reduce_min_p as reduce_min_p,
+)
+from didax.extend.core.primitives import (
+    reduce_or_p as reduce_or_p,
+)
+from didax.extend.core.primitives import (
+    reduce_precision_p as reduce_precision_p,
+)
+from didax.extend.core.primitives import (
+    reduce_prod_p as reduce_prod_p,
+)
+from didax.extend.core.primitives import (
+    reduce_xor_p as reduce_xor_p,
+)
+from didax.extend.core.primitives import (
+    rem_p as rem_p,
+)
+from didax.extend.core.primitives import (
+    reshape_p as reshape_p,
+)
+from didax.extend.core.primitives import (
+    rev_p as rev_p,
+)
+from didax.extend.core.primitives import (
+    round_p as round_p,
+)
+from didax.extend.core.primitives import (
+    rsqrt_p as rsqrt_p,
+)
+from didax.extend.core.primitives import (
+    shift_left_p as shift_left_p,
+)
+from didax.extend.core.primitives import (
+    shift_right_arithmetic_p as shift_right_arithmetic_p,
+)
+from didax.extend.core.primitives import (
+    shift_right_logical_p as shift_right_logical_p,
+)
+from didax.extend.core.primitives import (
+    sign_p as sign_p,
+)
+from didax.extend.core.primitives import (
+    sinh_p as sinh_p,
+)
+from didax.extend.core.primitives import (
+    slice_p as slice_p,
+)
+from didax.extend.core.primitives import (
+    sort_p as sort_p,
+)
+from didax.extend.core.primitives import (
+    sqrt_p as sqrt_p,
+)
+from didax.extend.core.primitives import (
+    square_p as square_p,
+)
+from didax.extend.core.primitives import (
+    squeeze_p as squeeze_p,
+)
+from didax.extend.core.primitives import (
+    tan_p as tan_p,
+)
+from didax.extend.core.primitives import (
+    transpose_p as transpose_p,
+)
+from didax.extend.core.primitives import (
+    xor_p as xor_p,
+)

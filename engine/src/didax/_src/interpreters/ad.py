@@ -60,7 +60,7 @@ class Zero:
         return Zero(get_aval(x).to_tangent_aval())
 
     def __repr__(self):
-        return f"Zero({self.aval.str_short()})"
+        return f"Zero({self.aval})"
 
 
 class UndefinedPrimal:
@@ -72,7 +72,7 @@ class UndefinedPrimal:
         self.aval = aval
 
     def __repr__(self):
-        return f"UndefinedPrimal({self.aval.str_short()})"
+        return f"UndefinedPrimal({self.aval})"
 
 
 def is_undefined_primal(x) -> bool:
@@ -151,31 +151,38 @@ class JVPTracer(DifferentiatedTracer):
         return f"JVPTracer(primal={primal}, tangent={short_repr(self.tangent)})"
 
 
+class LinearizeTracer(JVPTracer):
+    """A JVP tracer of `linearize` (and so of vjp/grad under a trace): JAX's class name."""
+
+    __slots__ = ()
+
+
 def short_repr(x) -> str:
     """How JAX shows a value inside a tracer's repr: tracers by repr, values by str."""
     return repr(x) if isinstance(x, Tracer) else str(x)
 
 
 class JVPTrace(Trace):
-    __slots__ = ("tag", "finished")
+    __slots__ = ("tag", "finished", "tracer_cls")
 
-    def __init__(self, parent_trace, tag=None):
+    def __init__(self, parent_trace, tag=None, tracer_cls: type = JVPTracer):
         self.parent_trace = parent_trace
+        self.tracer_cls = tracer_cls
         self.tag = tag if tag is not None else object()
         self.finished = False  # set when its transformation returns: a tracer still
         # around is a leak (staging it raises UnexpectedTracerError, as JAX)
 
     def to_primal_tangent(self, x):
-        if type(x) is JVPTracer and x._trace.tag is self.tag:
+        if type(x) is self.tracer_cls and x._trace.tag is self.tag:
             return x.primal, x.tangent
         return x, Zero.from_primal_value(x)
 
     def process_primitive(self, primitive, args, params):
         primals, tangents = [], []
         nonzero = False
-        tag = self.tag
+        tag, cls = self.tag, self.tracer_cls
         for x in args:
-            if type(x) is JVPTracer and x._trace.tag is tag:
+            if type(x) is cls and x._trace.tag is tag:
                 primals.append(x.primal)
                 t = x.tangent
                 tangents.append(t)
@@ -192,7 +199,7 @@ class JVPTrace(Trace):
             if rule is None:
                 raise NotImplementedError(
                     f"Differentiation rule for '{primitive}' not implemented")
-            primal_out, tangent_out = rule(primals, tangents, **params)
+            primal_out, tangent_out = rule(tuple(primals), tuple(tangents), **params)
         if primitive.multiple_results:
             return [self.new(p, t) for p, t in zip(primal_out, tangent_out)]
         return self.new(primal_out, tangent_out)
@@ -200,7 +207,7 @@ class JVPTrace(Trace):
     def new(self, primal, tangent):
         if type(tangent) is Zero:
             return primal
-        return JVPTracer(self, primal, tangent)
+        return self.tracer_cls(self, primal, tangent)
 
     def process_custom_jvp_call(self, primitive, fun, jvp, args, *, symbolic_zeros):
         return custom_jvp_call_rules["jvp"](self, primitive, fun, jvp, args,
@@ -383,9 +390,9 @@ def linearize_flat(fun: Callable, primals: Sequence[Any]):
     """Returns (primals_out, linear ClosedJaxpr from input tangents to output tangents,
     out_zeros: which output tangents are symbolically zero)."""
     pe_trace = pe.JaxprTrace(core.trace_ctx.trace, "linearize")
-    jvp_trace = JVPTrace(pe_trace)
+    jvp_trace = JVPTrace(pe_trace, tracer_cls=LinearizeTracer)
     tangents_in = [pe_trace.new_arg(get_aval(p).to_tangent_aval()) for p in primals]
-    tracers = [JVPTracer(jvp_trace, p, t) for p, t in zip(primals, tangents_in)]
+    tracers = [LinearizeTracer(jvp_trace, p, t) for p, t in zip(primals, tangents_in)]
     with set_current_trace(jvp_trace):
         outs = fun(*tracers)
     jvp_trace.finished = True

@@ -214,7 +214,7 @@ def lower_jaxpr_body(fn: FuncBuilder, jaxpr: Jaxpr, consts: Sequence[Any],
         rule = lowerings.get(eqn.primitive)
         if rule is None:
             raise NotImplementedError(f"MLIR translation rule for primitive '{eqn.primitive}' "
-                                      "not found")
+                                      "not found for platform cpu")
         ins = [read(a) for a in eqn.invars]
         ctx = RuleContext(fn, [a.aval for a in eqn.invars], [v.aval for v in eqn.outvars],
                           eqn, tokens)

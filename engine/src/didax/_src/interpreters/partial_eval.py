@@ -58,6 +58,15 @@ class DynamicJaxprTracer(Tracer):
         return f"JitTracer({w}{_long_aval(self.aval)})"
 
 
+class JaxprTracer(DynamicJaxprTracer):
+    """A tracer of partial evaluation (`JaxprTrace`): an unknown value being staged."""
+
+    __slots__ = ()
+
+    def __repr__(self):
+        return f"Traced<{self.aval}:JaxprTrace>"
+
+
 def _long_aval(aval) -> str:
     dt = getattr(aval, "dtype", None)
     if dt is None:
@@ -70,6 +79,7 @@ class DynamicJaxprTrace(Trace):
 
     __slots__ = ("eqns", "invars", "constvars", "consts", "_const_ids", "debug_desc",
                  "finished", "effects", "record_source")
+    tracer_cls: type = DynamicJaxprTracer
 
     def __init__(self, debug_desc: str = "make_jaxpr", parent_trace=None):
         self.parent_trace = parent_trace
@@ -87,7 +97,7 @@ class DynamicJaxprTrace(Trace):
     def new_arg(self, aval) -> DynamicJaxprTracer:
         v = Var(aval)
         self.invars.append(v)
-        return DynamicJaxprTracer(self, aval, v)
+        return self.tracer_cls(self, aval, v)
 
     def const_atom(self, val) -> core.Atom:
         if core.is_literalable(val):
@@ -103,7 +113,7 @@ class DynamicJaxprTrace(Trace):
         return v
 
     def to_atom(self, x) -> core.Atom:
-        if type(x) is DynamicJaxprTracer and x._trace is self:
+        if type(x) is self.tracer_cls and x._trace is self:
             return x.var
         return self.const_atom(x)
 
@@ -130,10 +140,11 @@ class DynamicJaxprTrace(Trace):
         if primitive.multiple_results:
             outvars = [Var(a) for a in out_aval]
             self.eqns.append(JaxprEqn(atoms, outvars, primitive, params, effects, src, tag))
-            return [DynamicJaxprTracer(self, a, v, src) for a, v in zip(out_aval, outvars)]
+            cls = self.tracer_cls
+            return [cls(self, a, v, src) for a, v in zip(out_aval, outvars)]
         v = Var(out_aval)
         self.eqns.append(JaxprEqn(atoms, [v], primitive, params, effects, src, tag))
-        return DynamicJaxprTracer(self, out_aval, v, src)
+        return self.tracer_cls(self, out_aval, v, src)
 
     def process_custom_jvp_call(self, primitive, fun, jvp, args, *, symbolic_zeros):
         rule = custom_staging_rules[primitive]
@@ -196,6 +207,7 @@ class JaxprTrace(DynamicJaxprTrace):
     """Partial evaluation: own tracers are unknown, everything else is known."""
 
     __slots__ = ()
+    tracer_cls = JaxprTracer
 
     def __init__(self, parent_trace, debug_desc: str = "partial_eval"):
         super().__init__(debug_desc, parent_trace)
@@ -203,11 +215,11 @@ class JaxprTrace(DynamicJaxprTrace):
         self.record_source = parent_trace is not core.eval_trace
 
     def is_unknown(self, x) -> bool:
-        return type(x) is DynamicJaxprTracer and x._trace is self
+        return type(x) is JaxprTracer and x._trace is self
 
     def process_primitive(self, primitive, args, params):
         for x in args:
-            if type(x) is DynamicJaxprTracer and x._trace is self:
+            if type(x) is JaxprTracer and x._trace is self:
                 break
         else:
             # Everything is known: the parent computes it. (The parent's own processing
@@ -218,12 +230,12 @@ class JaxprTrace(DynamicJaxprTrace):
             return rule(self, *args, **params)
         return self.default_process_primitive(primitive, args, params)
 
-    def instantiate(self, x) -> DynamicJaxprTracer:
+    def instantiate(self, x) -> JaxprTracer:
         """Makes x unknown (a known value becomes a residual read by the staged program)."""
         if self.is_unknown(x):
             return x
         atom = self.const_atom(x)
-        return DynamicJaxprTracer(self, atom.aval, atom)
+        return JaxprTracer(self, atom.aval, atom)
 
     def process_custom_jvp_call(self, primitive, fun, jvp, args, *, symbolic_zeros):
         if not any(self.is_unknown(x) for x in args):

@@ -295,12 +295,12 @@ def _convert_staging(trace, operand, *, new_dtype, weak_type, sharding):
     if lit is None:
         return trace.default_process_primitive(convert_element_type_p, [operand], params)
     aval = ShapedArray((), new_dtype, weak_type)
-    return pe.DynamicJaxprTracer(trace, aval, core.Literal(lit, aval))
+    return trace.tracer_cls(trace, aval, core.Literal(lit, aval))
 
 
 def _folded_literal(operand, new_dtype, weak_type):
     t = type(operand)
-    if t is pe.DynamicJaxprTracer and type(operand.var) is core.Literal:
+    if (t is pe.DynamicJaxprTracer or t is pe.JaxprTracer) and type(operand.var) is core.Literal:
         operand, t = operand.var.val, type(operand.var.val)  # a folded constant, again
     if t is core.TypedScalar:
         operand = operand.val

@@ -1,0 +1,111 @@
+"""The pullback `vjp` returns: a callable taking the output cotangent, and a pytree whose
+leaves are its residuals (as JAX's `VJP` object), so it can be returned from `jit`, passed
+into one, mapped over with tree_map, or split by `fwd_and_bwd`.
+
+Until something flattens it, the pullback is whatever computed it (the eager tape, or a
+transposed linearization). Flattening stages that pullback once into a jaxpr from output
+to input cotangents: the jaxpr is the static part of the tree, its constants (the values
+the backward pass reads) are the leaves; unflattening with other leaves (tracers inside a
+jit) evaluates that jaxpr on them.
+
+May import core, dtypes, the interpreters, array, tree_util and util.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+
+from didax._src import core, dtypes
+from didax._src.interpreters import ad
+from didax._src.interpreters import partial_eval as pe
+from didax._src.interpreters.ad import Zero
+from didax._src.tree_util import register_pytree_node, tree_flatten, tree_unflatten
+from didax._src.util import fun_name
+
+
+class VJP:
+    """The function returned by `jax.vjp`: `f_vjp(cotangent)` -> input cotangents."""
+
+    def __init__(self, pullback: Callable, in_tree, out_tree, out_avals, name="<lambda>",
+                 to_output: Callable | None = None):
+        self._f = pullback  # flat output cotangents -> flat input cotangents
+        self.in_tree, self.out_tree, self.out_avals = in_tree, out_tree, out_avals
+        self.__name__ = name
+        self._to_output = to_output or (lambda x: x)
+        self._staged: core.ClosedJaxpr | None = None
+
+    def __repr__(self):
+        return f"VJP(fun={self.__name__}, in_tree={self.in_tree}, out_tree={self.out_tree})"
+
+    def __call__(self, *cts):
+        if len(cts) != 1:
+            raise TypeError(f"The function returned by `jax.vjp` applied to {fun_name(self)} "
+                            f"takes exactly one argument (the cotangent), got {len(cts)}.")
+        flat_ct, ct_tree = tree_flatten(cts[0])
+        if ct_tree != self.out_tree:
+            raise ValueError(f"unexpected tree structure of argument to vjp function: got "
+                             f"{ct_tree}, but expected to match {self.out_tree}")
+        for ct, a in zip(flat_ct, self.out_avals):
+            _check_ct_type(ct, a)
+        flat_ct = [Zero(a) if _is_float0(c) else c for c, a in zip(flat_ct, self.out_avals)]
+        cts_in = self._f(flat_ct)
+        return tree_unflatten(self.in_tree, [self._to_output(c) for c in cts_in])
+
+    # --- as a pytree
+    def _stage(self) -> core.ClosedJaxpr:
+        """The pullback as a jaxpr from output to input cotangents (traced once)."""
+        if self._staged is None:
+            avals = list(self.out_avals)
+
+            def fun(*cts):
+                return list(self._f([Zero(a) if a.dtype == dtypes.float0 else c
+                                     for c, a in zip(cts, avals)]))
+
+            self._staged = pe.trace_to_closed_jaxpr(fun, avals, "vjp")
+        return self._staged
+
+    def tree_flatten(self):
+        closed = self._stage()
+        aux = (closed.jaxpr, self.in_tree, self.out_tree, tuple(self.out_avals),
+               self.__name__, self._to_output)
+        return list(closed.consts), aux
+
+    @classmethod
+    def tree_unflatten(cls, aux, consts) -> VJP:
+        jaxpr, in_tree, out_tree, out_avals, name, to_output = aux
+        consts = list(consts)
+
+        def pullback(cts):
+            cts = [core_zeros(c) if type(c) is Zero else c for c in cts]
+            return core.eval_jaxpr(jaxpr, consts, *cts)
+
+        out = cls(pullback, in_tree, out_tree, list(out_avals), name, to_output)
+        out._staged = core.ClosedJaxpr(jaxpr, consts)
+        return out
+
+
+def core_zeros(z: Zero):
+    if z.aval.dtype == dtypes.float0:
+        return np.zeros(z.aval.shape, dtypes.float0)
+    return ad.zeros_like_aval(z.aval)
+
+
+def _is_float0(c) -> bool:
+    return isinstance(c, np.ndarray) and c.dtype == dtypes.float0
+
+
+def _check_ct_type(ct, aval) -> None:
+    if _is_float0(ct):
+        return
+    ca = core.get_aval(ct)
+    if (ca.shape, ca.dtype) != (aval.shape, aval.dtype):
+        got, want = (f"{v.dtype.name}[{','.join(map(str, v.shape))}]" for v in (ca, aval))
+        raise ValueError(f"unexpected JAX type (e.g. shape/dtype) for argument to VJP "
+                         f"function: got {got}, but expected {want} because the "
+                         f"corresponding output of the differentiated function had "
+                         f"JAX type {want}")
+
+
+register_pytree_node(VJP, VJP.tree_flatten, VJP.tree_unflatten)
