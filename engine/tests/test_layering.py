@@ -36,7 +36,7 @@ PLACEMENT: list[tuple[str, str]] = [
                                  "prng_keys", "custom_derivatives", "callback", "nn",
                                  "flatten_util", "ops", "example_libraries",
                                  "example_libraries.*",
-                                 "nn_*", "scipy", "scipy.*")],
+                                 "nn_*", "scipy", "scipy.*", "ad_checkpoint")],
     *[(m, "transformations") for m in ("api", "api_extras", "pmap", "export", "test_util",
                                        "export_format", "viz", "vjp_fun", "lib", "lib.*",
                                        "viz.*")],

@@ -20,6 +20,9 @@ from didax import tree as tree
 from didax import tree_util as tree_util
 from didax import typing as typing
 from didax._src import numpy as _numpy_impl  # noqa: F401 - installs array methods
+from didax._src.ad_checkpoint import checkpoint as checkpoint
+from didax._src.ad_checkpoint import checkpoint_policies as checkpoint_policies
+from didax._src.ad_checkpoint import remat as remat
 from didax._src.api import (
     block_until_ready as block_until_ready,
 )
@@ -65,12 +68,11 @@ from didax._src.api import (
 from didax._src.api import (
     vmap as vmap,
 )
-from didax._src.api_extras import checkpoint as checkpoint
-from didax._src.api_extras import checkpoint_policies as checkpoint_policies
 from didax._src.api_extras import clear_caches as clear_caches
 from didax._src.api_extras import custom_gradient as custom_gradient
 from didax._src.api_extras import default_backend as default_backend
 from didax._src.api_extras import ensure_compile_time_eval as ensure_compile_time_eval
+from didax._src.api_extras import fwd_and_bwd as fwd_and_bwd
 from didax._src.api_extras import host_count as host_count
 from didax._src.api_extras import host_id as host_id
 from didax._src.api_extras import host_ids as host_ids
@@ -80,7 +82,6 @@ from didax._src.api_extras import named_scope as named_scope
 from didax._src.api_extras import process_count as process_count
 from didax._src.api_extras import process_index as process_index
 from didax._src.api_extras import process_indices as process_indices
-from didax._src.api_extras import remat as remat
 from didax._src.api_util import ShapeDtypeStruct as ShapeDtypeStruct
 from didax._src.basearray import Array as Array
 from didax._src.callback import pure_callback as pure_callback

@@ -201,19 +201,25 @@ def _primal_of(trace, x):
     return _to_array(x) if isinstance(x, (np.ndarray, np.generic)) else x
 
 
-def _vjp_flat(flat_fun, flat_p):
-    # Eagerly (no enclosing trace) the forward pass records a tape; under any trace,
-    # linearize + transpose stage the derivative as JAX does.
-    if core.trace_ctx.trace is core.eval_trace:
+def _vjp_flat(flat_fun, flat_p, use_tape: bool = True):
+    # Eagerly (no enclosing trace) grad's forward pass records a tape; under any trace, and
+    # for `vjp` (whose pullback is a pytree of JAX's residuals), linearize + transpose stage
+    # the derivative as JAX does.
+    if use_tape and core.trace_ctx.trace is core.eval_trace:
         p_out, f_vjp = tape.vjp_flat(flat_fun, flat_p)
+        residuals = list(flat_p)
     else:
-        p_out, f_vjp, _ = ad.vjp_flat(flat_fun, flat_p)
+        p_out, f_vjp, lin = ad.vjp_flat(flat_fun, flat_p)
+        residuals = [*flat_p, *lin.consts]
     in_avals = [core.get_aval(p) for p in flat_p]
 
     def pullback(cts):
         cts_in = f_vjp(cts)
         return [_instantiate_ct(c, a) for c, a in zip(cts_in, in_avals)]
 
+    # As a pytree the pullback's leaves are its residuals: inputs first, then the others in
+    # the order the forward pass made them (as JAX orders them).
+    pullback.residual_order = residuals
     return p_out, pullback
 
 
@@ -233,7 +239,7 @@ def vjp(fun: Callable, *primals, has_aux: bool = False, reduce_axes=()):
     aux_cell: dict = {}
     flat_fun, store = flatten_fun_nokwargs(_without_aux(fun, aux_cell) if has_aux else fun,
                                            in_tree)
-    p_out, pullback = _vjp_flat(flat_fun, flat_p)
+    p_out, pullback = _vjp_flat(flat_fun, flat_p, use_tape=False)
     out_tree = store["out_tree"]
     p_out = [_to_array(x) for x in p_out]
     out_avals = [core.get_aval(p).to_tangent_aval() for p in p_out]

@@ -1,10 +1,7 @@
-"""Smaller public APIs of the `jax` namespace built on the transformations: `checkpoint`
-(`remat`) and its policies, `custom_gradient`, `linear_transpose`,
+"""Smaller public APIs of the `jax` namespace built on the transformations:
+`saved_residuals`/`print_saved_residuals`, `fwd_and_bwd`, `custom_gradient`, `linear_transpose`,
 `ensure_compile_time_eval`, `named_scope`/`named_call`, `clear_caches`, and the
 process/backend queries of a single-process CPU runtime.
-
-Gaps, stated: `checkpoint` computes JAX's values and gradients but does not rematerialize
-(no `checkpoint` equation is staged: the forward residuals are kept, as without it).
 
 May import everything below the transformations layer, and api.
 """
@@ -13,66 +10,121 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import inspect
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
-from didax._src import core, dtypes
-from didax._src.api_util import flatten_fun_nokwargs, shaped_abstractify
+from didax._src import ad_checkpoint, api, core, dtypes
+from didax._src.api_util import (
+    argnums_partial,
+    check_argnums,
+    check_callable,
+    flatten_fun_nokwargs,
+    shaped_abstractify,
+)
+from didax._src.core import Jaxpr, Literal, Var
 from didax._src.custom_derivatives import custom_vjp
 from didax._src.interpreters import ad
-from didax._src.tree_util import tree_flatten, tree_unflatten
+from didax._src.lax.select_convert import reduce_precision_p
+from didax._src.pjit import jit
+from didax._src.tree_util import keystr, tree_flatten, tree_flatten_with_path, tree_unflatten
 
 # ----------------------------------------------------------------------------------------
-# checkpoint / remat
+# saved_residuals (jax.ad_checkpoint)
 # ----------------------------------------------------------------------------------------
 
 
-def checkpoint(fun: Callable, *, prevent_cse: bool = True,
-               policy: Callable | None = None,
-               static_argnums: int | Sequence[int] = ()) -> Callable:
-    """`jax.checkpoint`: the values and derivatives of `fun` (no rematerialization: the
-    residuals of the forward pass are kept, which changes memory use, not results)."""
-    del prevent_cse, policy, static_argnums
-    @functools.wraps(fun)
-    def remat_fun(*args, **kwargs):
-        return fun(*args, **kwargs)
+def saved_residuals(f: Callable, *args, **kwargs) -> list[tuple[Any, str]]:
+    """[(aval, where it comes from)] for each value `jax.vjp(f, ...)` keeps for the
+    backward pass: an argument, a constant, or the output of an equation (by name when
+    `checkpoint_name` named it)."""
+    leaves, in_tree = tree_flatten((args, kwargs))
 
-    return remat_fun
+    def f_(*xs):
+        a, kw = tree_unflatten(in_tree, xs)
+        return f(*a, **kw)
 
-
-remat = checkpoint
-
-
-def _policy(*args, **kwargs) -> bool:
-    """A rematerialization policy (accepted; didax keeps every residual)."""
-    del args, kwargs
-    return True
+    closed, shapes = api.make_jaxpr(lambda *xs: api.vjp(f_, *xs), return_shape=True)(*leaves)
+    num_res = len(tree_flatten(shapes[1])[0])
+    jaxpr = closed.jaxpr
+    res = jaxpr.outvars[len(jaxpr.outvars) - num_res:]
+    return _describe(jaxpr, res, _arg_names(f, args, kwargs, len(leaves)))
 
 
-class checkpoint_policies:  # noqa: N801 - JAX's name
-    """The names of `jax.checkpoint_policies` (each accepted by `checkpoint`)."""
+def _describe(jaxpr: Jaxpr, res, arg_names) -> list:
+    producers = {e.outvars[0]: e.invars[0] for e in jaxpr.eqns
+                 if e.primitive is reduce_precision_p}  # looked through, as JAX does
+    res_vars = {producers.get(v, v) for v in res if type(v) is Var}
+    out = [(v.aval, "from a literal") for v in res if type(v) is Literal]
+    out += [(v.aval, "from a constant") for v in jaxpr.constvars if v in res_vars]
+    for i, v in enumerate(jaxpr.invars):
+        if v in res_vars:
+            out.append((v.aval, f"from the argument {arg_names[i]}" if arg_names[i]
+                        else f"from the argument at flattened index {i}"))
+    for eqn in jaxpr.eqns:
+        for v in eqn.outvars:
+            if v not in res_vars:
+                continue
+            src = summarize(eqn.source_info)
+            if eqn.primitive is ad_checkpoint.name_p:
+                out.append((v.aval, f"named '{eqn.params['name']}' from {src}"))
+            elif eqn.primitive.name == "jit":
+                out.append((v.aval, f"output of jitted function '{eqn.params['name']}' "
+                                    f"from {src}"))
+            else:
+                out.append((v.aval, f"output of {eqn.primitive.name} from {src}"))
+    return out
 
-    everything_saveable = staticmethod(_policy)
-    nothing_saveable = staticmethod(_policy)
-    dots_saveable = staticmethod(_policy)
-    checkpoint_dots = staticmethod(_policy)
-    dots_with_no_batch_dims_saveable = staticmethod(_policy)
-    checkpoint_dots_with_no_batch_dims = staticmethod(_policy)
 
-    @staticmethod
-    def save_only_these_names(*names: str) -> Callable:
-        del names
-        return _policy
+def _arg_names(f, args, kwargs, n: int) -> list[str]:
+    """Each flattened argument's name as JAX's debug info spells it (`x`, `params[0]`,
+    `params['w']`, `a[1]` for the second of `*a`)."""
+    try:
+        bound = inspect.signature(f).bind(*args, **kwargs).arguments
+        params = inspect.signature(f).parameters
+    except (TypeError, ValueError):
+        bound, params = {f"args[{i}]": a for i, a in enumerate(args)}, {}
+        bound.update(kwargs)
+    names = []
+    for name, val in bound.items():
+        kind = params[name].kind if name in params else None
+        if kind is inspect.Parameter.VAR_POSITIONAL:
+            items = [(f"{name}[{i}]", v) for i, v in enumerate(val)]
+        elif kind is inspect.Parameter.VAR_KEYWORD:
+            items = list(val.items())
+        else:
+            items = [(name, val)]
+        for top, v in items:
+            names += [f"{top}{keystr(p)}" for p, _ in tree_flatten_with_path(v)[0]]
+    return names if len(names) == n else [""] * n
 
-    @staticmethod
-    def save_any_names_but_these(*names: str) -> Callable:
-        del names
-        return _policy
 
-    @staticmethod
-    def save_from_both_policies(a: Callable, b: Callable) -> Callable:
-        del a, b
-        return _policy
+def summarize(info) -> str:
+    """`file:line:column (function)` of an equation's user location, as JAX prints it."""
+    if info is None or not getattr(info, "file", ""):
+        return "unknown"
+    col = _column(info)
+    where = f"{info.file}:{info.line}" + (f":{col}" if col is not None else "")
+    return f"{where} ({info.function.rsplit('.', 1)[-1]})"
+
+
+def _column(info) -> int | None:
+    tb = getattr(info, "traceback", ())
+    if not tb:
+        return None
+    code, lasti = tb[-1][0], tb[-1][1]
+    try:
+        positions = list(code.co_positions())
+        return positions[lasti // 2][2]
+    except (IndexError, AttributeError):
+        return None
+
+
+def print_saved_residuals(f: Callable, *args, **kwargs) -> None:
+    for aval, src in saved_residuals(f, *args, **kwargs):
+        print(f"{aval.str_short(short_dtypes=True)} {src}")
+
+
 
 
 # ----------------------------------------------------------------------------------------
@@ -125,6 +177,33 @@ def _register() -> None:
 
 
 _register()
+
+# ----------------------------------------------------------------------------------------
+# fwd_and_bwd
+# ----------------------------------------------------------------------------------------
+
+
+def fwd_and_bwd(fun: Callable, argnums: int | Sequence[int], has_aux: bool = False,
+                jitted: bool = True) -> tuple[Callable, Callable]:
+    """`jax.fwd_and_bwd`: fwd(*args) -> (out, f_vjp[, aux]) as `jax.vjp` of fun in the
+    arguments `argnums`, and bwd(f_vjp, out_cotangent) -> their cotangents. The pullback
+    is a pytree of residuals, so both can be jitted (each compiles once)."""
+    check_callable(fun)
+    nums = (argnums,) if isinstance(argnums, int) else tuple(argnums)
+
+    def fwd(*args):
+        dyn = check_argnums("fwd_and_bwd", nums, len(args))
+        f_partial, dyn_args = argnums_partial(fun, dyn, args)
+        return api.vjp(f_partial, *dyn_args, has_aux=has_aux)
+
+    def bwd(f_vjp, outgrad):
+        g = f_vjp(outgrad)
+        return g[0] if isinstance(argnums, int) else g
+
+    if jitted:
+        return jit(fwd), jit(bwd)
+    return fwd, bwd
+
 
 # ----------------------------------------------------------------------------------------
 # linear_transpose

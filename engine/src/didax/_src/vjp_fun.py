@@ -63,7 +63,8 @@ class VJP:
                 return list(self._f([Zero(a) if a.dtype == dtypes.float0 else c
                                      for c, a in zip(cts, avals)]))
 
-            self._staged = pe.trace_to_closed_jaxpr(fun, avals, "vjp")
+            closed = pe.trace_to_closed_jaxpr(fun, avals, "vjp")
+            self._staged = _ordered(closed, getattr(self._f, "residual_order", ()))
         return self._staged
 
     def tree_flatten(self):
@@ -84,6 +85,18 @@ class VJP:
         out = cls(pullback, in_tree, out_tree, list(out_avals), name, to_output)
         out._staged = core.ClosedJaxpr(jaxpr, consts)
         return out
+
+
+def _ordered(closed: core.ClosedJaxpr, order) -> core.ClosedJaxpr:
+    """closed with its constants sorted by their first position in `order` (by identity;
+    those absent keep their order, after the others)."""
+    rank = {}
+    for i, x in enumerate(order):
+        rank.setdefault(id(x), i)
+    pairs = list(zip(closed.jaxpr.constvars, closed.consts))
+    pairs.sort(key=lambda vc: rank.get(id(vc[1]), len(rank)))
+    jaxpr = closed.jaxpr.replace(constvars=[v for v, _ in pairs])
+    return core.ClosedJaxpr(jaxpr, [c for _, c in pairs])
 
 
 def core_zeros(z: Zero):
