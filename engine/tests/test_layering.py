@@ -27,6 +27,7 @@ PLACEMENT: list[tuple[str, str]] = [
     ("core", "core"), ("jaxpr_printer", "core"), ("jaxpr_check", "core"), ("api_util", "core"),
     ("interpreters", "interpreters"), ("interpreters.*", "interpreters"),
     ("xla_backend", "runtime"), ("array", "runtime"), ("basearray", "runtime"),
+    ("eager_xla", "runtime"),
     # control flow is a library built on lax (README: "numpy/*, random, ..., control flow")
     ("lax.control_flow", "libraries"), ("lax.control_flow.*", "libraries"),
     ("lax", "lax"), ("lax.*", "lax"),

@@ -83,7 +83,10 @@ def devices(backend=None) -> list:
 
 
 def default_device():
-    return client().devices()[0]
+    dev = _state.get("default_device")
+    if dev is None:
+        dev = _state["default_device"] = client().devices()[0]
+    return dev
 
 
 class _Aval:
@@ -110,22 +113,34 @@ def _put_sharding(dev):
     return s
 
 
+_put_avals: dict = {}
+
+
 def device_put(x: np.ndarray, device=None):
     """A device buffer (jaxlib ArrayImpl) holding a copy of host array x."""
     x = np.asarray(x)
     dev = device or default_device()
-    return xc().batched_device_put(_Aval(x.shape, x.dtype), _put_sharding(dev), [x], [dev],
-                                   True, False, xc().HostBufferSemantics.ZERO_COPY, True)
+    key = (x.shape, x.dtype)
+    aval = _put_avals.get(key)
+    if aval is None:  # (eager evaluation puts the same few types over and over)
+        aval = _put_avals[key] = _Aval(x.shape, x.dtype)
+    m = xc()
+    return m.batched_device_put(aval, _put_sharding(dev), [x], [dev], True, False,
+                                m.HostBufferSemantics.ZERO_COPY, True)
 
 
 _BUFFER_PROTOCOL_REFUSED = {"bfloat16", "float8_e4m3fn", "float8_e5m2", "int4", "uint4",
                             "float8_e4m3b11fnuz", "float8_e4m3fnuz", "float8_e5m2fnuz"}
+_refused_dtypes: dict = {}
 
 
 def to_host(buf, dtype, shape=None) -> np.ndarray:
     """The host value of a single-device buffer."""
-    dtype = np.dtype(dtype)
-    if dtype.name in _BUFFER_PROTOCOL_REFUSED:
+    refused = _refused_dtypes.get(dtype)
+    if refused is None:
+        refused = _refused_dtypes[dtype] = np.dtype(dtype).name in _BUFFER_PROTOCOL_REFUSED
+    if refused:
+        dtype = np.dtype(dtype)
         buf.block_until_ready()
         shape = tuple(shape if shape is not None else buf.shape)
         n = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize

@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from didax._src import core, dtypes
+from didax._src import core, dtypes, eager_xla
 from didax._src.array import Array, to_numpy
 from didax._src.core import Primitive, ShapedArray, get_aval
 from didax._src.interpreters import ad, batching, lowering
@@ -85,6 +85,10 @@ def def_primitive(name: str, *, abstract_eval: Callable, impl: Callable | _Gap |
     elif isinstance(impl, _Gap):
         gaps["impl"] = impl.reason
         prim.impl = _raise_impl(name, impl.reason)
+    elif name in XLA_EAGER:
+        prim.impl = _xla_eager_impl(prim, impl)
+    elif name == "div":
+        prim.impl = _div_impl(prim, impl)
     else:
         prim.impl = _wrap_numpy_impl(prim, impl)
     _register_jvp(prim, jvp, gaps)
@@ -239,6 +243,134 @@ except ImportError:  # pragma: no cover - other NumPy layouts
     def _quiet(np_impl, args, params):
         with np.errstate(all="ignore"):
             return np_impl(*args, **params)
+
+
+# Primitives evaluated eagerly by XLA when their result is floating point (eager_xla.py:
+# NumPy would round these differently from XLA — and so from `jit` and from JAX).
+XLA_EAGER = frozenset({
+    "exp", "exp2", "log", "log1p", "expm1", "tanh", "logistic", "sin", "cos", "tan", "asin",
+    "acos", "atan", "sinh", "cosh", "asinh", "acosh", "atanh", "atan2", "pow", "erf", "erfc",
+    "erf_inv", "lgamma", "digamma", "igamma", "polygamma", "cbrt", "rsqrt",
+    "reduce_sum", "reduce_prod", "dot_general", "cumsum", "cumprod", "cumlogsumexp",
+})
+
+
+
+# Of these, the ones whose result depends only on the order of additions (fixed by the
+# shape, not the values): for each signature, one check on random data tells whether NumPy
+# adds in XLA's order there (BLAS and XLA often agree on small matrix products) — if so,
+# the signature stays on NumPy, which is faster than an XLA dispatch.
+_ORDER_ONLY = frozenset({"dot_general", "reduce_sum", "reduce_prod", "cumsum", "cumprod"})
+
+
+_float_kinds: dict = {}
+
+
+def _xla_eager_impl(prim: Primitive, np_impl: Callable) -> Callable:
+    numpy_impl = _wrap_numpy_impl(prim, np_impl)
+    abstract_eval = prim.abstract_eval
+    cache = abstract_eval.cache
+    multiple = prim.multiple_results
+    run = eager_xla.run
+    numpy_ok: dict | None = {} if prim.name in _ORDER_ONLY else None
+
+    def impl(*args, **params):
+        avals = tuple([x.aval if type(x) is Array else get_aval(x) for x in args])
+        key = (avals, tuple(params.items()))
+        try:
+            out_aval = cache[key]
+        except (KeyError, TypeError):
+            out_aval = abstract_eval(*avals, **params)
+        dt = (out_aval[0] if multiple else out_aval).dtype
+        inexact = _float_kinds.get(dt)
+        if inexact is None:  # (ml_dtypes floats have kind "V": NumPy rounds as XLA)
+            inexact = _float_kinds[dt] = isinstance(dt, np.dtype) and dt.kind in "fc"
+        if not inexact:
+            return numpy_impl(*args, **params)
+        if numpy_ok is not None:
+            try:
+                ok = numpy_ok.get(key)
+            except TypeError:
+                ok = False
+            if ok is None:
+                ok = numpy_ok[key] = _numpy_adds_as_xla(prim, np_impl, avals, out_aval,
+                                                        params)
+            if ok:
+                return numpy_impl(*args, **params)
+        return run(prim, args, avals, out_aval, params)
+    return impl
+
+
+def _numpy_adds_as_xla(prim, np_impl, avals, out_aval, params) -> bool:
+    """Whether NumPy's result equals XLA's, bit for bit, on random data of these types (on
+    at least ~512 output elements, over several draws when the output is small: two orders
+    of addition agree on one sum quite often by chance)."""
+    size = max(1, core._prod(out_aval.shape))
+    rng = np.random.default_rng(len(avals))
+    for _ in range(min(64, -(-512 // size))):
+        args = [_random_array(rng, a, near_one=prim.name in ("reduce_prod", "cumprod"))
+                for a in avals]
+        with np.errstate(all="ignore"):
+            want = np.asarray(eager_xla.run(
+                prim, [Array(x, a) for x, a in zip(args, avals)], avals, out_aval, params))
+            got = np.asarray(np_impl(*args, **params), dtype=want.dtype)
+        if got.shape != want.shape or \
+                np.ascontiguousarray(got).tobytes() != np.ascontiguousarray(want).tobytes():
+            return False
+    return True
+
+
+def _random_array(rng, aval, near_one: bool = False) -> np.ndarray:
+    dt = np.dtype(aval.dtype)
+    if dt.kind in "fc":
+        x = rng.standard_normal(aval.shape)
+        if near_one:  # (products of many random normals are all 0 or inf)
+            x = 1 + x / max(8, core._prod(aval.shape))
+        if dt.kind == "c":
+            x = x + 1j * rng.standard_normal(aval.shape)
+        return np.asarray(x, dt)
+    return np.asarray(rng.integers(-3, 4, aval.shape), dt)
+
+
+def _div_impl(prim: Primitive, np_impl: Callable) -> Callable:
+    """Floating division by a broadcast divisor (a scalar, a constant, or a broadcast view)
+    multiplies by its reciprocal, as XLA rewrites `x / broadcast(y)` — so eager `x / 10`,
+    `x / x.sum()` or `x / x.sum(0)` round as JAX's eager and jitted code do."""
+    numpy_impl = _wrap_numpy_impl(prim, np_impl)
+
+    def reciprocal_impl(x, y):
+        dt = y.dtype
+        return np.multiply(x, np.divide(np.asarray(1, dt), y, dtype=dt), dtype=dt)
+    mul_impl = _wrap_numpy_impl(prim, reciprocal_impl)
+
+    def impl(x, y, **params):
+        if _is_broadcast(y) or (np.shape(y) != np.shape(x) and np.size(y) < np.size(x)):
+            dt = get_aval(y).dtype
+            inexact = _float_kinds.get(dt)
+            if inexact is None:
+                inexact = _float_kinds[dt] = isinstance(dt, np.dtype) and dt.kind in "fc"
+            if inexact:
+                return mul_impl(x, y, **params)
+        return numpy_impl(x, y, **params)
+    return impl
+
+
+def _is_broadcast(y) -> bool:
+    """y is a scalar, or a host view repeating values along some dimension (what
+    broadcast_in_dim gives eagerly)."""
+    if type(y) is Array:
+        v = y._npy
+        if v is None:
+            return not y.aval.shape
+    elif isinstance(y, core.Tracer):
+        return False
+    else:
+        v = y
+    shape = np.shape(v)
+    if not shape:
+        return True
+    strides = getattr(v, "strides", None)
+    return strides is not None and any(s == 0 and n > 1 for s, n in zip(strides, shape))
 
 
 def _host(x, aval):
