@@ -39,7 +39,7 @@ PLACEMENT: list[tuple[str, str]] = [
                                  "example_libraries.*",
                                  "nn_*", "scipy", "scipy.*", "ad_checkpoint")],
     *[(m, "transformations") for m in ("api", "api_extras", "pmap", "export", "test_util",
-                                       "export_format", "viz", "vjp_fun", "lib", "lib.*",
+                                       "export_format", "viz", "vjp_fun", "lib", "lib.*", "scipy_kde",
                                        "viz.*")],
 ]
 

@@ -47,8 +47,12 @@ def _is_constant(x) -> bool:
     return (t is np.ndarray or isinstance(x, np.generic)) and np.shape(x) == ()
 
 
+_UNAVAILABLE = object()  # a signature XLA could not compile
+
+
 def run(prim: core.Primitive, args: Sequence, avals: tuple, out_aval, params: dict):
-    """prim(*args, **params) evaluated by XLA; avals are the arguments' types."""
+    """prim(*args, **params) evaluated by XLA; avals are the arguments' types. None when
+    XLA cannot compile it (the caller then evaluates it on the host)."""
     consts = None
     for a in args:
         if type(a) is not Array:  # (scalars are part of the program)
@@ -60,11 +64,18 @@ def run(prim: core.Primitive, args: Sequence, avals: tuple, out_aval, params: di
     except TypeError:  # an unhashable parameter
         key, program = None, None
     if program is None:
-        program = _compile(prim, args, avals, out_aval, params)
+        try:
+            program = _compile(prim, args, avals, out_aval, params)
+        except Exception:  # noqa: BLE001 - e.g. a lowering XLA cannot compile
+            program = None
         if key is not None:
             if len(_cache) >= _CACHE_LIMIT:
                 _cache.clear()
-            _cache[key] = program
+            _cache[key] = program if program is not None else _UNAVAILABLE
+        if program is None:
+            return None
+    elif program is _UNAVAILABLE:
+        return None
     bufs = []
     for i in program.dynamic:
         x = args[i]
