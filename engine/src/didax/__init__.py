@@ -85,6 +85,7 @@ from didax._src.api_extras import process_indices as process_indices
 from didax._src.api_util import ShapeDtypeStruct as ShapeDtypeStruct
 from didax._src.basearray import Array as Array
 from didax._src.callback import pure_callback as pure_callback
+from didax._src.closure_convert import closure_convert as closure_convert
 from didax._src.config import config as config
 from didax._src.config import (
     default_matmul_precision as default_matmul_precision,
