@@ -37,9 +37,9 @@ PLACEMENT: list[tuple[str, str]] = [
                                  "prng_keys", "custom_derivatives", "callback", "nn",
                                  "flatten_util", "ops", "example_libraries",
                                  "example_libraries.*",
-                                 "nn_*", "scipy", "scipy.*", "ad_checkpoint", "closure_convert")],
+                                 "nn_*", "scipy", "scipy.*", "ad_checkpoint", "closure_convert", "debugger")],
     *[(m, "transformations") for m in ("api", "api_extras", "pmap", "export", "test_util",
-                                       "export_format", "viz", "vjp_fun", "lib", "lib.*", "scipy_kde", "ode",
+                                       "export_format", "viz", "vjp_fun", "lib", "lib.*", "scipy_kde", "ode", "attention",
                                        "viz.*")],
 ]
 

@@ -1,5 +1,12 @@
 """`didax.nn`: JAX's jax.nn activation functions and helpers, and `initializers`."""
 
+from didax._src.attention import BlockScaleConfig as _BlockScaleConfig  # noqa: F401
+from didax._src.attention import dot_product_attention as dot_product_attention
+from didax._src.attention import (
+    get_scaled_dot_general_config as get_scaled_dot_general_config,
+)
+from didax._src.attention import scaled_dot_general as scaled_dot_general
+from didax._src.attention import scaled_matmul as scaled_matmul
 from didax._src.nn import (
     celu as celu,
 )

@@ -57,7 +57,7 @@ def canonicalize_shape(shape) -> tuple[int, ...]:
 
 
 def _flatten_nested(obj, leaves: list) -> None:
-    if isinstance(obj, (list, tuple)):
+    if isinstance(obj, (list, tuple, range)):
         for o in obj:
             _flatten_nested(o, leaves)
     else:
@@ -98,6 +98,8 @@ def array(object: Any, dtype=None, copy: bool = True, order=None, ndmin: int = 0
     if order is not None and order != "K":
         raise NotImplementedError("Only implemented for order='K'")
     dtype = canon_dtype(dtype, "array")
+    if isinstance(object, range):  # (a sequence of Python ints, as NumPy reads it)
+        object = list(object)
     weak = dtype is None and dtypes.is_weakly_typed(object)
     if isinstance(object, (bool, int, float, complex)):
         _check_overflow(object, dtype)
