@@ -406,31 +406,6 @@ def compile_closed_jaxpr(closed: ClosedJaxpr, name: str, keep_unused: bool = Fal
                          out_literals, ordered)
 
 
-_apply_cache: dict = {}
-
-
-def apply_primitive(prim: core.Primitive, *args, **params):
-    """Evaluates prim on concrete arguments by compiling it alone with XLA (one executable
-    per primitive, input types and parameters), as JAX's eager dispatch does."""
-    avals = tuple(core.get_aval(a) for a in args)
-    try:
-        key = (prim, avals, tuple(params.items()))
-        exe = _apply_cache.get(key)
-    except TypeError:  # unhashable parameters: compile without caching
-        key, exe = None, None
-    if exe is None:
-        def fun(*xs):
-            out = prim.bind(*xs, **params)
-            return list(out) if prim.multiple_results else [out]
-
-        closed = pe.trace_to_closed_jaxpr(fun, list(avals), prim.name)
-        exe = compile_closed_jaxpr(closed, prim.name)
-        if key is not None:
-            _apply_cache[key] = exe
-    outs = exe.call(args)
-    return outs if prim.multiple_results else outs[0]
-
-
 def _literal_output(v):
     if type(v) is core.Literal:
         return Array(np.asarray(v.val, v.aval.dtype), v.aval)

@@ -1,4 +1,4 @@
 """`jax.interpreters.xla`: evaluating one primitive by compiling it (`apply_primitive`);
 re-exports."""
 
-from didax._src.pjit import apply_primitive as apply_primitive
+from didax._src.lax.dispatch import apply_primitive as apply_primitive
