@@ -26,6 +26,7 @@ PLACEMENT: list[tuple[str, str]] = [
                                   "config", "dtypes", "_promotion", "pytree", "tree_util")],
     ("core", "core"), ("jaxpr_printer", "core"), ("jaxpr_check", "core"), ("api_util", "core"),
     ("interpreters", "interpreters"), ("interpreters.*", "interpreters"),
+    ("missing", "foundation"), ("jax_api_names", "foundation"),
     ("xla_backend", "runtime"), ("array", "runtime"), ("basearray", "runtime"),
     ("eager_xla", "runtime"),
     # control flow is a library built on lax (README: "numpy/*, random, ..., control flow")

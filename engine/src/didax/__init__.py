@@ -117,3 +117,12 @@ from didax._src.xla_backend import devices as devices
 from didax.dtypes import float0 as float0
 
 __version__ = "0.1.0"
+
+from didax._src.missing import install_module_finder as _install_module_finder  # noqa: E402
+
+_install_module_finder()  # importing a JAX module didax lacks: NotImplementedError
+
+from didax._src.missing import module_getattr as _module_getattr  # noqa: E402
+
+# JAX's names didax lacks raise NotImplementedError saying what to use instead
+__getattr__ = _module_getattr("jax", __name__)

@@ -11,3 +11,8 @@ from didax._src.core import Var as _Var
 from didax._src.core import eval_jaxpr as eval_jaxpr
 
 Atom = _Var | _Literal
+
+from didax._src.missing import module_getattr as _module_getattr  # noqa: E402
+
+# JAX's names didax lacks raise NotImplementedError saying what to use instead
+__getattr__ = _module_getattr("jax.core", __name__)

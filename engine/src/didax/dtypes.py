@@ -33,3 +33,8 @@ __all__ = [
     "result_type",
     "scalar_type_of",
 ]
+
+from didax._src.missing import module_getattr as _module_getattr  # noqa: E402
+
+# JAX's names didax lacks raise NotImplementedError saying what to use instead
+__getattr__ = _module_getattr("jax.dtypes", __name__)

@@ -33,3 +33,7 @@ from didax._src.errors import (
 from didax._src.errors import (
     UnexpectedTracerError as UnexpectedTracerError,
 )
+from didax._src.missing import module_getattr as _module_getattr  # noqa: E402
+
+# JAX's names didax lacks raise NotImplementedError saying what to use instead
+__getattr__ = _module_getattr("jax.errors", __name__)

@@ -106,3 +106,8 @@ __all__ = [
     "weibull_min",
     "wrap_key_data",
 ]
+
+from didax._src.missing import module_getattr as _module_getattr  # noqa: E402
+
+# JAX's names didax lacks raise NotImplementedError saying what to use instead
+__getattr__ = _module_getattr("jax.random", __name__)

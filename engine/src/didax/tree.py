@@ -99,3 +99,8 @@ def static(**kwargs: Any) -> Any:
     """A `dataclasses.field` marked static, i.e. a meta field for `register_dataclass`."""
     metadata = {"static": True, **(kwargs.pop("metadata", {}) or {})}
     return dataclasses.field(metadata=metadata, **kwargs)
+
+from didax._src.missing import module_getattr as _module_getattr  # noqa: E402
+
+# JAX's names didax lacks raise NotImplementedError saying what to use instead
+__getattr__ = _module_getattr("jax.tree", __name__)

@@ -1,5 +1,6 @@
 """Public pytree utilities (the `jax.tree_util` API); re-exports only."""
 
+from didax._src.missing import module_getattr as _module_getattr  # noqa: E402
 from didax._src.tree_util import DictKey as DictKey
 from didax._src.tree_util import FlattenedIndexKey as FlattenedIndexKey
 from didax._src.tree_util import GetAttrKey as GetAttrKey
@@ -38,3 +39,6 @@ from didax._src.tree_util import tree_unflatten as tree_unflatten
 from didax._src.tree_util import treedef_children as treedef_children
 from didax._src.tree_util import treedef_is_leaf as treedef_is_leaf
 from didax._src.tree_util import treedef_tuple as treedef_tuple
+
+# JAX's names didax lacks raise NotImplementedError saying what to use instead
+__getattr__ = _module_getattr("jax.tree_util", __name__)

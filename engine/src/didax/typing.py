@@ -14,3 +14,8 @@ ArrayLike = Array | np.ndarray | np.bool_ | np.number | bool | int | float | com
 DTypeLike = str | type | np.dtype | Any
 
 __all__ = ["ArrayLike", "DTypeLike"]
+
+from didax._src.missing import module_getattr as _module_getattr  # noqa: E402
+
+# JAX's names didax lacks raise NotImplementedError saying what to use instead
+__getattr__ = _module_getattr("jax.typing", __name__)

@@ -579,6 +579,9 @@ def vmap(fun: Callable, in_axes: Any = 0, out_axes: Any = 0, axis_name=None,
             if spec is None and d is not None:
                 raise ValueError(f"at vmap out_axes, got axis spec None but output was "
                                  f"batched on axis {d}")
+            if spec is None and d is None and not isinstance(o, (Array, core.Tracer)):
+                final.append(o)  # an unmapped non-array output is returned as it is (JAX)
+                continue
             final.append(_to_array(batching.matchaxis(size, d, spec, o)))
         return tree_unflatten(out_tree, final)
 

@@ -12,7 +12,7 @@ import sys
 
 import numpy as np
 
-from didax._src import core, dtypes, xla_backend
+from didax._src import core, dtypes, missing, xla_backend
 from didax._src.core import ShapedArray
 
 
@@ -205,6 +205,9 @@ class Array:
     def __repr__(self):
         return array_repr(self._value, self.aval)
 
+    def __getattr__(self, name):  # (only for names no slot or method provides)
+        return missing.array_getattr(self, name)
+
     def __str__(self):
         return str(self._value)
 
@@ -290,3 +293,7 @@ def to_numpy(x, aval=None) -> np.ndarray:
 
 core.register_array_type(Array)
 
+
+# The concrete array type prints as JAX's does (`<class 'jaxlib._jax.ArrayImpl'>`): programs
+# show `type(x)`. (Pickling goes through __reduce__, never through this name.)
+Array.__module__, Array.__name__, Array.__qualname__ = "jaxlib._jax", "ArrayImpl", "ArrayImpl"

@@ -19,3 +19,7 @@ from didax._src.export_format import (
 from didax._src.export_format import (
     register_pytree_node_serialization as register_pytree_node_serialization,
 )
+from didax._src.missing import module_getattr as _module_getattr  # noqa: E402
+
+# JAX's names didax lacks raise NotImplementedError saying what to use instead
+__getattr__ = _module_getattr("jax.export", __name__)

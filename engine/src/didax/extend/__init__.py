@@ -9,4 +9,9 @@ _SUBMODULES = ("core", "linear_util", "source_info_util", "backend", "mlir", "ra
 def __getattr__(name: str):
     if name in _SUBMODULES:
         return _importlib.import_module(f"didax.extend.{name}")
-    raise AttributeError(f"module 'didax.extend' has no attribute '{name}'")
+    return _missing(name)
+
+
+from didax._src.missing import module_getattr as _module_getattr  # noqa: E402
+
+_missing = _module_getattr("jax.extend", __name__)

@@ -9,4 +9,9 @@ _SUBMODULES = ("ad", "batching", "mlir", "partial_eval", "xla")
 def __getattr__(name: str):
     if name in _SUBMODULES:
         return _importlib.import_module(f"didax.interpreters.{name}")
-    raise AttributeError(f"module 'didax.interpreters' has no attribute '{name}'")
+    return _missing(name)
+
+
+from didax._src.missing import module_getattr as _module_getattr  # noqa: E402
+
+_missing = _module_getattr("jax.interpreters", __name__)

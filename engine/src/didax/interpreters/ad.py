@@ -20,3 +20,7 @@ from didax._src.interpreters.user_rules import deflinear2 as deflinear2
 from didax._src.interpreters.user_rules import (
     get_primitive_transpose as get_primitive_transpose,
 )
+from didax._src.missing import module_getattr as _module_getattr  # noqa: E402
+
+# JAX's names didax lacks raise NotImplementedError saying what to use instead
+__getattr__ = _module_getattr("jax.interpreters.ad", __name__)

@@ -15,3 +15,8 @@ from didax._src.interpreters.user_rules import primitive_batchers as primitive_b
 
 # didax's own table holds rules rule(axis_data, vals, dims, **params): JAX's "fancy" ones
 fancy_primitive_batchers = _fancy
+
+from didax._src.missing import module_getattr as _module_getattr  # noqa: E402
+
+# JAX's names didax lacks raise NotImplementedError saying what to use instead
+__getattr__ = _module_getattr("jax.interpreters.batching", __name__)

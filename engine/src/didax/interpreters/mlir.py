@@ -28,3 +28,8 @@ from didax._src.interpreters.mlir import token_type as token_type
 
 Value = ir.Value
 _lowerings = _lowering_table.lowerings
+
+from didax._src.missing import module_getattr as _module_getattr  # noqa: E402
+
+# JAX's names didax lacks raise NotImplementedError saying what to use instead
+__getattr__ = _module_getattr("jax.interpreters.mlir", __name__)

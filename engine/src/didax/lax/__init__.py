@@ -575,6 +575,7 @@ from didax._src.lax.windowed_reductions import reduce_window_sum_p as reduce_win
 from didax._src.lax.windowed_reductions import select_and_gather_add_p as select_and_gather_add_p
 from didax._src.lax.windowed_reductions import select_and_scatter_add_p as select_and_scatter_add_p
 from didax._src.lax.windowing import padtype_to_pads as padtype_to_pads
+from didax._src.missing import module_getattr as _module_getattr  # noqa: E402
 
 # The primitive objects jax.lax exports (user interpreters key rules on them).
 from didax.extend.core.primitives import (  # noqa: E402
@@ -811,3 +812,6 @@ from didax.extend.core.primitives import (
 from didax.extend.core.primitives import (
     xor_p as xor_p,
 )
+
+# JAX's names didax lacks raise NotImplementedError saying what to use instead
+__getattr__ = _module_getattr("jax.lax", __name__)

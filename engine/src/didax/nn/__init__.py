@@ -7,6 +7,7 @@ from didax._src.attention import (
 )
 from didax._src.attention import scaled_dot_general as scaled_dot_general
 from didax._src.attention import scaled_matmul as scaled_matmul
+from didax._src.missing import module_getattr as _module_getattr  # noqa: E402
 from didax._src.nn import (
     celu as celu,
 )
@@ -101,3 +102,6 @@ from didax._src.nn import (
     tanh as tanh,
 )
 from didax.nn import initializers as initializers
+
+# JAX's names didax lacks raise NotImplementedError saying what to use instead
+__getattr__ = _module_getattr("jax.nn", __name__)

@@ -1,5 +1,6 @@
 """`didax.nn.initializers`: JAX's parameter initializers."""
 
+from didax._src.missing import module_getattr as _module_getattr  # noqa: E402
 from didax._src.nn_initializers import (
     Initializer as Initializer,
 )
@@ -60,3 +61,6 @@ from didax._src.nn_initializers import (
 from didax._src.nn_initializers import (
     zeros as zeros,
 )
+
+# JAX's names didax lacks raise NotImplementedError saying what to use instead
+__getattr__ = _module_getattr("jax.nn.initializers", __name__)

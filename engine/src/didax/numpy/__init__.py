@@ -81,5 +81,9 @@ for _m in (_uf, _um, _red, _ac, _mp, _io, _pr, _so, _stats, _pad, _es, _set, _nm
 del _m, _export
 globals().update(_ufa._jax_ufuncs())
 
+from didax._src.missing import module_getattr as _module_getattr  # noqa: E402
 from didax.numpy import fft as fft  # noqa: E402
 from didax.numpy import linalg as linalg  # noqa: E402
+
+# JAX's names didax lacks raise NotImplementedError saying what to use instead
+__getattr__ = _module_getattr("jax.numpy", __name__)

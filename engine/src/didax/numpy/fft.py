@@ -1,5 +1,6 @@
 """`jax.numpy.fft`: discrete Fourier transforms (NumPy's API)."""
 
+from didax._src.missing import module_getattr as _module_getattr  # noqa: E402
 from didax._src.numpy.fft import fft as fft
 from didax._src.numpy.fft import fft2 as fft2
 from didax._src.numpy.fft import fftfreq as fftfreq
@@ -18,3 +19,6 @@ from didax._src.numpy.fft import rfft as rfft
 from didax._src.numpy.fft import rfft2 as rfft2
 from didax._src.numpy.fft import rfftfreq as rfftfreq
 from didax._src.numpy.fft import rfftn as rfftn
+
+# JAX's names didax lacks raise NotImplementedError saying what to use instead
+__getattr__ = _module_getattr("jax.numpy.fft", __name__)

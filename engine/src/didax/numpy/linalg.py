@@ -1,6 +1,7 @@
 """`didax.numpy.linalg`: JAX's jax.numpy.linalg (norms, det/slogdet/solve/inv/cholesky
 as differentiable compositions; SVD/eigen/QR-based functions raise NotImplementedError)."""
 
+from didax._src.missing import module_getattr as _module_getattr  # noqa: E402
 from didax._src.numpy.linalg import (
     cholesky as cholesky,
 )
@@ -94,3 +95,6 @@ from didax._src.numpy.linalg import (
 from didax._src.numpy.linalg import (
     vector_norm as vector_norm,
 )
+
+# JAX's names didax lacks raise NotImplementedError saying what to use instead
+__getattr__ = _module_getattr("jax.numpy.linalg", __name__)

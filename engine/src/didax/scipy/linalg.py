@@ -1,5 +1,6 @@
 """`jax.scipy.linalg`: factorizations and solves with SciPy's names and conventions."""
 
+from didax._src.missing import module_getattr as _module_getattr  # noqa: E402
 from didax._src.scipy.linalg import block_diag as block_diag
 from didax._src.scipy.linalg import cho_factor as cho_factor
 from didax._src.scipy.linalg import cho_solve as cho_solve
@@ -15,3 +16,6 @@ from didax._src.scipy.linalg import qr as qr
 from didax._src.scipy.linalg import solve as solve
 from didax._src.scipy.linalg import solve_triangular as solve_triangular
 from didax._src.scipy.linalg import svd as svd
+
+# JAX's names didax lacks raise NotImplementedError saying what to use instead
+__getattr__ = _module_getattr("jax.scipy.linalg", __name__)

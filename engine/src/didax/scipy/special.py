@@ -1,5 +1,6 @@
 """`didax.scipy.special`: JAX's jax.scipy.special functions didax provides."""
 
+from didax._src.missing import module_getattr as _module_getattr  # noqa: E402
 from didax._src.numpy.ufuncs_math import i0 as i0
 from didax._src.scipy.special import (
     betaln as betaln,
@@ -76,3 +77,6 @@ from didax._src.scipy.special import (
 from didax._src.scipy.special import (
     xlogy as xlogy,
 )
+
+# JAX's names didax lacks raise NotImplementedError saying what to use instead
+__getattr__ = _module_getattr("jax.scipy.special", __name__)

@@ -22,3 +22,8 @@ from didax._src.errors import JaxprTypeError as JaxprTypeError
 from didax.extend.core import primitives as primitives
 
 no_effects: frozenset = frozenset()
+
+from didax._src.missing import module_getattr as _module_getattr  # noqa: E402
+
+# JAX's names didax lacks raise NotImplementedError saying what to use instead
+__getattr__ = _module_getattr("jax.extend.core", __name__)

@@ -1,6 +1,7 @@
 """`jax.scipy.stats`: distributions as modules of functions (`stats.norm.logpdf`,
 `import jax.scipy.stats.norm as norm`), `gaussian_kde` and `sem`; re-exports."""
 
+from didax._src.missing import module_getattr as _module_getattr  # noqa: E402
 from didax._src.scipy_kde import gaussian_kde as gaussian_kde
 from didax._src.scipy_kde import sem as sem
 from didax.scipy.stats import bernoulli as bernoulli
@@ -23,3 +24,6 @@ from didax.scipy.stats import pareto as pareto
 from didax.scipy.stats import poisson as poisson
 from didax.scipy.stats import t as t
 from didax.scipy.stats import uniform as uniform
+
+# JAX's names didax lacks raise NotImplementedError saying what to use instead
+__getattr__ = _module_getattr("jax.scipy.stats", __name__)

@@ -1,0 +1,51 @@
+"""A JAX API didax lacks raises NotImplementedError naming it and what to use instead —
+module attributes, submodule imports and array attributes — while names JAX itself lacks
+keep raising AttributeError; and every name in the table is one JAX really has."""
+
+from __future__ import annotations
+
+import importlib
+
+import didax
+import jax
+import pytest
+from didax._src.jax_api_names import JAX_NAMES, JAX_SUBMODULES
+
+
+@pytest.mark.parametrize("module,name", [("didax", "shard_map"), ("didax.lax", "ragged_dot"),
+                                         ("didax.scipy.special", "zeta"),
+                                         ("didax.numpy", "from_dlpack")])
+def test_known_names_raise_not_implemented(module, name):
+    mod = importlib.import_module(module)
+    jax_api = "jax" + module[len("didax"):] + "." + name
+    if name in vars(mod):
+        pytest.skip(f"{jax_api} is implemented now")
+    with pytest.raises(NotImplementedError, match=f"{jax_api} is not implemented in didax.*"
+                                                  "instead"):
+        getattr(mod, name)
+
+
+def test_unknown_names_raise_attribute_error():
+    with pytest.raises(AttributeError, match="no attribute 'nope'"):
+        didax.numpy.nope  # noqa: B018
+    assert not hasattr(didax.nn, "nope")
+    with pytest.raises(AttributeError):
+        didax.numpy.ones(2).nope  # noqa: B018
+
+
+def test_submodule_import_and_array_attributes():
+    with pytest.raises(NotImplementedError, match="jax.experimental.pallas is not implemented"):
+        importlib.import_module("didax.experimental.pallas")
+    with pytest.raises(NotImplementedError, match="jax.Array.global_shards"):
+        didax.numpy.ones(2).global_shards  # noqa: B018
+
+
+def test_table_matches_jax():
+    for mod_name, names in JAX_NAMES.items():
+        if mod_name == "jax.Array":
+            target = jax.numpy.ones(2)
+        else:
+            target = importlib.import_module(mod_name)
+        for n in names.split()[:40]:
+            assert n in dir(target) or hasattr(target, n), f"{mod_name}.{n}"
+    assert "jax.experimental.pallas" in JAX_SUBMODULES
