@@ -28,19 +28,19 @@ PLACEMENT: list[tuple[str, str]] = [
     ("interpreters", "interpreters"), ("interpreters.*", "interpreters"),
     ("missing", "foundation"), ("jax_api_names", "foundation"),
     ("xla_backend", "runtime"), ("array", "runtime"), ("basearray", "runtime"),
-    ("eager_xla", "runtime"),
+    ("eager_xla", "runtime"), ("sharding", "runtime"), ("sharding_rules", "runtime"),
     # control flow is a library built on lax (README: "numpy/*, random, ..., control flow")
     ("lax.control_flow", "libraries"), ("lax.control_flow.*", "libraries"),
     ("lax", "lax"), ("lax.*", "lax"),
     # jit sits below the libraries: jnp and random functions are jitted, as in JAX
-    ("pjit", "jit"), ("stages", "jit"),
+    ("pjit", "jit"), ("stages", "jit"), ("sharded_exec", "jit"),
     *[(m, "libraries") for m in ("numpy", "numpy.*", "random", "random_*", "prng",
                                  "prng_keys", "custom_derivatives", "callback", "nn",
                                  "flatten_util", "ops", "example_libraries",
                                  "example_libraries.*",
                                  "nn_*", "scipy", "scipy.*", "ad_checkpoint", "closure_convert", "debugger")],
     *[(m, "transformations") for m in ("api", "api_extras", "pmap", "export", "test_util",
-                                       "export_format", "viz", "vjp_fun", "lib", "lib.*", "scipy_kde", "ode", "attention",
+                                       "export_format", "viz", "vjp_fun", "lib", "lib.*", "scipy_kde", "ode", "attention", "sharding_api",
                                        "viz.*")],
 ]
 

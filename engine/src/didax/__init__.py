@@ -16,6 +16,7 @@ from didax import numpy as numpy
 from didax import ops as ops
 from didax import random as random
 from didax import scipy as scipy
+from didax import sharding as sharding
 from didax import tree as tree
 from didax import tree_util as tree_util
 from didax import typing as typing
@@ -112,6 +113,11 @@ from didax._src.pmap import device_count as device_count
 from didax._src.pmap import local_device_count as local_device_count
 from didax._src.pmap import local_devices as local_devices
 from didax._src.pmap import pmap as pmap
+from didax._src.sharding import NamedSharding as NamedSharding
+from didax._src.sharding import PartitionSpec as P
+from didax._src.sharding import make_mesh as make_mesh
+from didax._src.sharding import set_mesh as set_mesh
+from didax._src.sharding_api import reshard as reshard
 from didax._src.tree_util import tree_flatten as _tree_flatten  # noqa: F401
 from didax._src.xla_backend import devices as devices
 from didax.dtypes import float0 as float0

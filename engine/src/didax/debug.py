@@ -3,6 +3,8 @@
 from didax._src.callback import debug_callback as callback
 from didax._src.callback import debug_print as print  # noqa: A004
 from didax._src.debugger import breakpoint as breakpoint  # noqa: A004
+from didax._src.sharding import inspect_array_sharding as inspect_array_sharding
+from didax._src.sharding import visualize_array_sharding as visualize_array_sharding
 
 __all__ = ["callback", "print", "breakpoint"]
 

@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from didax._src import core, dtypes
+from didax._src import core, dtypes, sharding
 from didax._src.api_util import (
     ShapeDtypeStruct,
     argnums_partial,
@@ -31,6 +31,7 @@ from didax._src.interpreters import partial_eval as pe
 from didax._src.interpreters.ad import Zero
 from didax._src.lax import lax, shapes
 from didax._src.lax import lax as _lax
+from didax._src.lax.sharding_constraint import sharding_constraint_p
 
 # Hooks the playground's recorder installs to observe transformation calls:
 # hook(kind, fun, transformed, args, kwargs, transform_args, transform_kwargs) -> result
@@ -691,14 +692,39 @@ def eval_shape(fun: Callable, *args, **kwargs):
 
 
 def device_put(x, device=None, *, src=None, donate=False, may_alias=None):
-    """Moves each leaf of x to the device (as an Array)."""
-    def put(v):
+    """Moves each leaf of x to the device, or lays it out by a sharding (a NamedSharding,
+    a PartitionSpec over the current mesh, a SingleDeviceSharding); device may be a pytree
+    prefix of x."""
+    if device is None or isinstance(device, (sharding.NamedSharding, sharding.PartitionSpec,
+                                             sharding.SingleDeviceSharding)) or \
+            hasattr(device, "platform"):
+        return tree_map(functools.partial(_put_one, device), x)
+    leaves, tree = tree_flatten(x)
+    devices = broadcast_prefix(device, x)
+    return tree_unflatten(tree, [_put_one(d, v) for d, v in zip(devices, leaves)])
+
+
+def _put_one(device, v):
+    if isinstance(device, sharding.PartitionSpec):
+        mesh = sharding.get_mesh()
+        if mesh is None:
+            raise ValueError("device_put with a PartitionSpec needs a mesh: use "
+                             "jax.set_mesh(mesh) or pass a NamedSharding")
+        device = sharding.NamedSharding(mesh, device)
+    if isinstance(device, sharding.NamedSharding):
         if isinstance(v, core.Tracer):
-            return v
-        a = v if isinstance(v, Array) else Array(*_host_value(v))
-        a._device_buffer(device)
-        return a
-    return tree_map(put, x)
+            return sharding_constraint_p.bind(v, sharding=device)
+        aval = core.get_aval(v)
+        host = v._value if isinstance(v, Array) else _host_value(v)[0]
+        return sharding.put_sharded(host, aval, device)
+    if isinstance(device, sharding.SingleDeviceSharding):
+        device = device._device
+    if isinstance(v, core.Tracer):
+        return v
+    a = v if type(v) is Array else Array(*_host_value(v._value if isinstance(v, Array)
+                                                       else v))
+    a._device_buffer(device)
+    return a
 
 
 def _host_value(v):

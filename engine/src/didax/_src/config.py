@@ -443,6 +443,11 @@ cpu_enable_async_dispatch = Flag(
     "jax_cpu_enable_async_dispatch", True,
     "Only applies to non-parallel computations. If False, run computations inline "
     "without async dispatch.")
+num_cpu_devices = Flag(
+    "jax_num_cpu_devices", -1,
+    "Number of CPU devices to use. If not provided, the value of the XLA flag "
+    "--xla_force_host_platform_device_count is used. Must be set before JAX is initialized.",
+    parser=int)
 # Not a JAX 0.10 option (removed upstream); kept so code may read it. Always False.
 dynamic_shapes = Flag(
     "jax_dynamic_shapes", False, "Dynamic shapes are not supported (always False).",

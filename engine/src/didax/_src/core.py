@@ -346,7 +346,8 @@ def valid_jaxtype(x) -> bool:
 
 
 def typeof(x) -> AbstractValue:
-    return get_aval(x)
+    hook = getattr(type(x), "_typeof", None)  # (a sharded array's type shows its layout)
+    return hook(x) if hook is not None else get_aval(x)
 
 
 def physical_aval(aval):
@@ -482,6 +483,8 @@ class EvalTrace(Trace):
         for a in args:
             if isinstance(a, Tracer):
                 raise escaped_tracer_error(a)
+            if _special_eval and type(a) in _special_eval:  # (e.g. arrays over a mesh)
+                return _special_eval[type(a)](primitive, args, params)
         return primitive.impl(*args, **params)
 
     def process_custom_jvp_call(self, primitive, fun, jvp, args, *, symbolic_zeros):
@@ -498,6 +501,18 @@ class EvalTrace(Trace):
 
 eval_trace = EvalTrace()
 trace_ctx.trace = eval_trace
+
+# Array types whose eager operations some layer above evaluates its own way (sharded arrays:
+# as SPMD programs over their mesh): type -> fn(primitive, args, params).
+_special_eval: dict[type, Callable] = {}
+
+
+def register_special_eval(t: type, fn: Callable) -> None:
+    _special_eval[t] = fn
+
+
+def has_special(args) -> bool:
+    return bool(_special_eval) and any(type(a) in _special_eval for a in args)
 
 
 class Tracer:

@@ -83,6 +83,9 @@ def module_getattr(jax_name: str, module_name: str) -> Callable[[str], object]:
 
 def array_getattr(obj, name: str):
     """For an array type's `__getattr__`: JAX's Array attributes raise NotImplementedError."""
+    attr = getattr(type(obj), name, None)
+    if attr is not None and hasattr(attr, "__get__"):
+        return attr.__get__(obj, type(obj))  # a property that raised: its own error again
     if name in _names("jax.Array"):
         raise NotImplementedError(unimplemented_message(f"jax.Array.{name}"))
     raise AttributeError(f"'{type(obj).__name__}' object has no attribute '{name}'")

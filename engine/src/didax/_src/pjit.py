@@ -19,7 +19,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from didax._src import core, dtypes, source_info, xla_backend
+from didax._src import core, dtypes, sharded_exec, source_info, xla_backend
 from didax._src.api_util import (
     ShapeDtypeStruct,
     ensure_index_tuple,
@@ -33,6 +33,7 @@ from didax._src.interpreters import ad, batching, lowering
 from didax._src.interpreters import partial_eval as pe
 from didax._src.interpreters.ad import Zero
 from didax._src.lax._define import def_primitive
+from didax._src.lax.sharding_constraint import meshes_in
 from didax._src.tree_util import tree_flatten, tree_structure, tree_unflatten
 from didax._src.util import fun_name
 
@@ -576,6 +577,12 @@ class JitWrapped:
             return self.fun(*args, **kwargs)
         entry, flat, _ = self._trace(args, kwargs)
         if core.trace_ctx.trace is core.eval_trace and not _has_tracer(flat):
+            mesh = _constraint_mesh(entry.closed)
+            if mesh is not None and not core.has_special(flat):  # partitioned over a mesh
+                outs = sharded_exec.call_sharded(entry.closed, flat, self.name, mesh)
+                return tree_unflatten(entry.out_tree, outs)
+        if core.trace_ctx.trace is core.eval_trace and not _has_tracer(flat) and \
+                not core.has_special(flat):
             exe = entry.executable
             if exe is None:
                 exe = entry.executable = compiled_for_jaxpr(entry.closed, self.name,
@@ -773,6 +780,19 @@ def _signature(x, leaves: list, sig: list) -> bool:
                 return False
         return True
     return False
+
+
+_constraint_meshes: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def _constraint_mesh(closed: ClosedJaxpr):
+    """The mesh a jitted program's sharding constraints lay values out over (or None)."""
+    try:
+        return _constraint_meshes[closed]
+    except KeyError:
+        meshes = meshes_in(closed.jaxpr)
+        out = _constraint_meshes[closed] = meshes[0] if meshes else None
+        return out
 
 
 def _has_tracer(flat) -> bool:

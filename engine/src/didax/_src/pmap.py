@@ -432,7 +432,7 @@ def _put(x: np.ndarray, d: int | None, mesh: Mesh):
 
 
 def _gather(buf, aval, d: int | None) -> Array:
-    shards = [xla_backend.to_host(s, aval.dtype) for s in buf._arrays]
+    shards = [xla_backend.to_host(s, aval.dtype) for s in xla_backend.device_buffers(buf)]
     host = shards[0] if d is None else np.concatenate(shards, axis=d)
     return Array(np.asarray(host, aval.dtype).reshape(aval.shape), aval)
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ctypes
 import os
+import sys
 import threading
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -49,6 +50,10 @@ def client():
             if c is None:
                 x = xc()
                 n = _device_count_from_flags()
+                from didax._src.config import config  # noqa: PLC0415 - read when created
+
+                if config.jax_num_cpu_devices > 0:
+                    n = config.jax_num_cpu_devices
                 kwargs = {"asynchronous": False}
                 if n:
                     kwargs["num_devices"] = n
@@ -80,6 +85,23 @@ def devices(backend=None) -> list:
                            "cpu" if isinstance(backend, str) else
                            f"Unknown backend {backend!r}")
     return list(client().devices())
+
+
+def device_buffers(buf) -> list:
+    """The per-device buffers of a (possibly multi-device) array, in its device order.
+    (jaxlib would import jax, when installed, to make them: the import is kept out so the
+    engine never imports jax.)"""
+    if "jax" in sys.modules:
+        return list(buf._arrays)
+    sys.modules["jax"] = None  # (an import of jax fails; jaxlib then does without it)
+    try:
+        return list(buf._arrays)
+    finally:
+        del sys.modules["jax"]
+
+
+def backend_initialized() -> bool:
+    return "client" in _state
 
 
 def default_device():

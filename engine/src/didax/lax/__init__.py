@@ -815,3 +815,6 @@ from didax.extend.core.primitives import (
 
 # JAX's names didax lacks raise NotImplementedError saying what to use instead
 __getattr__ = _module_getattr("jax.lax", __name__)
+from didax._src.lax.sharding_constraint import (
+    with_sharding_constraint as with_sharding_constraint,
+)
