@@ -14,6 +14,7 @@ May import only the standard library and jax_api_names.
 
 from __future__ import annotations
 
+import functools
 import importlib
 import importlib.abc
 import importlib.machinery
@@ -64,6 +65,7 @@ def unimplemented_message(api: str) -> str:
             f"{alt} instead.")
 
 
+@functools.cache
 def _names(jax_name: str) -> frozenset:
     return frozenset(JAX_NAMES.get(jax_name, "").split())
 
@@ -86,7 +88,7 @@ def array_getattr(obj, name: str):
     attr = getattr(type(obj), name, None)
     if attr is not None and hasattr(attr, "__get__"):
         return attr.__get__(obj, type(obj))  # a property that raised: its own error again
-    if name in _names("jax.Array"):
+    if name[:1] != "_" and name in _names("jax.Array"):
         raise NotImplementedError(unimplemented_message(f"jax.Array.{name}"))
     raise AttributeError(f"'{type(obj).__name__}' object has no attribute '{name}'")
 

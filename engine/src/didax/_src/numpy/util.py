@@ -54,6 +54,8 @@ def check_arraylike_or_none(fun_name: str, *args: Any) -> None:
 
 
 def _jax_array_protocol(x):
+    if type(x) is Array:  # (the common case, without a failing attribute look-up)
+        return x
     m = getattr(x, "__jax_array__", None)
     return m() if m is not None else x
 
