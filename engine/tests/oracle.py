@@ -173,7 +173,10 @@ def tolerance(dtype, scale: float = 1.0) -> tuple[float, float]:
 
 
 def _leaf_info(x, side: str):
-    """(shape, dtype, weak_type, host value) of an output leaf."""
+    """(shape, dtype, weak_type, host value) of an output leaf (a Python scalar stays one,
+    as a vmap output with out_axes=None does in JAX)."""
+    if isinstance(x, (bool, int, float, complex)):
+        return (), type(x).__name__, None, np.asarray(x)
     if side == "didax":
         if isinstance(x, np.ndarray) and x.dtype == float0:
             return x.shape, float0, False, None

@@ -79,7 +79,8 @@ def module_getattr(jax_name: str, module_name: str) -> Callable[[str], object]:
             if f"{jax_name}.{name}" in JAX_SUBMODULES:  # a submodule: imported on first use
                 return importlib.import_module(f"{module_name}.{name}")
             raise NotImplementedError(unimplemented_message(f"{jax_name}.{name}"))
-        raise AttributeError(f"module '{module_name}' has no attribute '{name}'")
+        # (named as the user's program imports it: `jax` is didax in the playground)
+        raise AttributeError(f"module '{jax_name}' has no attribute '{name}'")
     return __getattr__
 
 

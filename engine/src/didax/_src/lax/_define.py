@@ -326,11 +326,12 @@ def _xla_rounds_visibly(dt) -> bool:
     """Whether XLA's rounding of this result type can show where programs look: float32
     and complex64 (a 1-ulp difference is ~1e-7, which `allclose(atol=1e-6)` or a finite-
     difference check sees). float64 results stay on NumPy: their ~1e-16 differences are
-    below any tolerance programs use, and NumPy is several times faster eagerly."""
+    below any tolerance programs use, and NumPy is several times faster eagerly. 16-bit
+    floats stay on NumPy too (it rounds each operation as XLA's CPU code does)."""
     visible = _float_kinds.get(dt)
     if visible is None:  # (ml_dtypes floats have kind "V": NumPy rounds as XLA)
         visible = _float_kinds[dt] = isinstance(dt, np.dtype) and (
-            (dt.kind == "f" and dt.itemsize <= 4) or (dt.kind == "c" and dt.itemsize <= 8))
+            (dt.kind == "f" and dt.itemsize == 4) or (dt.kind == "c" and dt.itemsize == 8))
     return visible
 
 
