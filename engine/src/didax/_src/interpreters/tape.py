@@ -29,6 +29,13 @@ from didax._src.interpreters import ad
 from didax._src.interpreters.ad import UndefinedPrimal, Zero
 
 _POINTWISE = "pointwise"
+
+# Nonzero while a tape records a forward pass or pulls back. Eager operations then evaluate
+# on the host (NumPy) even where plain eager code would use XLA to round as `jit` does
+# (lax._define): a training step differentiated eagerly stays as fast as NumPy allows, at
+# the cost of ~1-ulp float32 differences from its jitted twin in transcendental functions
+# and sums.
+ACTIVE = [0]
 _LINEARIZED = "linearized"
 
 
@@ -206,8 +213,12 @@ def vjp_flat(fun: Callable, primals: Sequence[Any]):
     trace = TapeTrace(core.trace_ctx.trace)
     args = [trace.new(p) if _differentiable(p) else p for p in primals]
     in_slots = [a.slot if type(a) is TapeTracer else None for a in args]
-    with set_current_trace(trace):
-        outs = fun(*args)
+    ACTIVE[0] += 1
+    try:
+        with set_current_trace(trace):
+            outs = fun(*args)
+    finally:
+        ACTIVE[0] -= 1
     trace.finished = True
     primals_out, out_slots = [], []
     for o in outs:
@@ -221,7 +232,11 @@ def vjp_flat(fun: Callable, primals: Sequence[Any]):
     nodes, nslots = trace.nodes, trace.nslots
 
     def f_vjp(cts_out):
-        ct = backward(nodes, nslots, out_slots, cts_out)
+        ACTIVE[0] += 1
+        try:
+            ct = backward(nodes, nslots, out_slots, cts_out)
+        finally:
+            ACTIVE[0] -= 1
         return [Zero(a) if s is None or ct[s] is None else ct[s]
                 for s, a in zip(in_slots, in_avals)]
 

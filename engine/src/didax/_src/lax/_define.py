@@ -20,7 +20,7 @@ import numpy as np
 from didax._src import core, dtypes, eager_xla
 from didax._src.array import Array, to_numpy
 from didax._src.core import Primitive, ShapedArray, get_aval
-from didax._src.interpreters import ad, batching, lowering
+from didax._src.interpreters import ad, batching, lowering, tape
 from didax._src.interpreters import partial_eval as pe
 from didax._src.lax import dispatch
 
@@ -274,8 +274,11 @@ def _xla_eager_impl(prim: Primitive, np_impl: Callable) -> Callable:
     numpy_ok: dict | None = {} if prim.name in _ORDER_ONLY else None
     decided: dict = {}  # (avals, params) of Array arguments -> a program, or _ON_NUMPY
     execute = eager_xla.execute
+    taping = tape.ACTIVE
 
     def impl(*args, **params):
+        if taping[0]:  # (eager reverse mode stays on NumPy: see tape.ACTIVE)
+            return numpy_impl(*args, **params)
         try:  # the hot path: Array arguments of a signature already decided
             avals = tuple([x.aval for x in args if type(x) is Array])
             key = (avals, tuple(params.items()))
