@@ -263,7 +263,8 @@ XLA_EAGER = frozenset({
 _ORDER_ONLY = frozenset({"dot_general", "reduce_sum", "reduce_prod", "cumsum", "cumprod"})
 
 
-_float_kinds: dict = {}
+_float_kinds: dict = {}  # dtype -> whether XLA's rounding of it shows (_xla_rounds_visibly)
+_inexact_kinds: dict = {}  # dtype -> whether it is a float or complex type (_div_impl)
 
 
 def _xla_eager_impl(prim: Primitive, np_impl: Callable) -> Callable:
@@ -275,9 +276,16 @@ def _xla_eager_impl(prim: Primitive, np_impl: Callable) -> Callable:
     decided: dict = {}  # (avals, params) of Array arguments -> a program, or _ON_NUMPY
     execute = eager_xla.execute
     taping = tape.ACTIVE
+    visible = _float_kinds
+    # (the result has its first operand's dtype, except a dot with preferred_element_type)
+    typed_result = prim.name == "dot_general"
 
     def impl(*args, **params):
-        if taping[0]:  # (eager reverse mode stays on NumPy: see tape.ACTIVE)
+        x = args[0]
+        if taping[0] or (type(x) is Array and visible.get(x.aval.dtype) is False and not (
+                typed_result and params["preferred_element_type"] is not None)):
+            # eager reverse mode (see tape.ACTIVE), and float64 or integer operands (known
+            # once a result of their type was seen), stay on NumPy
             return numpy_impl(*args, **params)
         try:  # the hot path: Array arguments of a signature already decided
             avals = tuple([x.aval for x in args if type(x) is Array])
@@ -329,12 +337,11 @@ def _xla_rounds_visibly(dt) -> bool:
     """Whether XLA's rounding of this result type can show where programs look: float32
     and complex64 (a 1-ulp difference is ~1e-7, which `allclose(atol=1e-6)` or a finite-
     difference check sees). float64 results stay on NumPy: their ~1e-16 differences are
-    below any tolerance programs use, and NumPy is several times faster eagerly. 16-bit
-    floats stay on NumPy too (it rounds each operation as XLA's CPU code does)."""
+    below any tolerance programs use, and NumPy is several times faster eagerly."""
     visible = _float_kinds.get(dt)
     if visible is None:  # (ml_dtypes floats have kind "V": NumPy rounds as XLA)
         visible = _float_kinds[dt] = isinstance(dt, np.dtype) and (
-            (dt.kind == "f" and dt.itemsize == 4) or (dt.kind == "c" and dt.itemsize == 8))
+            (dt.kind == "f" and dt.itemsize <= 4) or (dt.kind == "c" and dt.itemsize <= 8))
     return visible
 
 
@@ -384,11 +391,15 @@ def _div_impl(prim: Primitive, np_impl: Callable) -> Callable:
     mul_impl = _wrap_numpy_impl(prim, reciprocal_impl)
 
     def impl(x, y, **params):
-        if _is_broadcast(y) or (np.shape(y) != np.shape(x) and np.size(y) < np.size(x)):
+        # (a scalar divided by a scalar Array is no broadcast: XLA divides, unless the
+        # divisor is a constant of the program — a Python or NumPy scalar)
+        if (np.shape(x) and (_is_broadcast(y) or (
+                np.shape(y) != np.shape(x) and np.size(y) < np.size(x)))) or (
+                type(y) is not Array and not isinstance(y, core.Tracer)):
             dt = get_aval(y).dtype
-            inexact = _float_kinds.get(dt)
+            inexact = _inexact_kinds.get(dt)
             if inexact is None:
-                inexact = _float_kinds[dt] = isinstance(dt, np.dtype) and dt.kind in "fc"
+                inexact = _inexact_kinds[dt] = isinstance(dt, np.dtype) and dt.kind in "fc"
             if inexact:
                 return mul_impl(x, y, **params)
         return numpy_impl(x, y, **params)
