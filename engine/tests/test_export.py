@@ -2,8 +2,8 @@
 serialized order), jaxprs, error messages, and didax's own serialization format
 (round trips, a fresh process, corruption and version checks).
 
-JAX's serialization needs flatbuffers, which the oracle environment lacks, so JAX-side
-comparisons use live Exported objects; didax's side is compared after a round trip.
+A serialized Exported is compared with JAX's after a round trip through each one's format
+(JAX's needs flatbuffers, a test dependency); neither keeps weak types.
 """
 
 from __future__ import annotations
@@ -65,6 +65,10 @@ def _roundtrip(exp, order=0):
     return dexport.deserialize(exp.serialize(vjp_order=order))
 
 
+def _jroundtrip(exp, order=0):
+    return jexport.deserialize(exp.serialize(vjp_order=order))
+
+
 def _avals_str(avals):
     return [f"{a.dtype if a.dtype != np.dtype([('float0', np.void, 0)]) else 'float0'}"
             f"{list(a.shape)}{'~' if a.weak_type else ''}" for a in avals]
@@ -102,12 +106,30 @@ def test_metadata_matches_jax():
 
 
 def test_mlir_module_text_and_artifact():
-    d, _ = _both(_fn_sin_mul, ((3,), F32), ((3,), F32))
+    d, j = _both(_fn_sin_mul, ((3,), F32), ((3,), F32))
     text = d.mlir_module()
-    assert "func.func public @main(%arg0: tensor<3xf32>, %arg1: tensor<3xf32>)" in text
+    # the entry's signature as JAX prints it: arguments named by location, results' names
+    main = [ln for ln in text.splitlines() if "@main" in ln]
+    assert main == [ln for ln in j.mlir_module().splitlines() if "@main" in ln]
+    assert 'loc("x")' in main[0] and 'jax.result_info = "result"' in main[0]
     assert "stablehlo.sine" in text and "jax.uses_shape_polymorphism = false" in text
     assert d.mlir_module_serialized.startswith(b"ML\xefR")
     assert b"StableHLO_v" in d.mlir_module_serialized[:32]
+
+
+def test_export_of_jitted_numpy_function_and_deserialized_types_strong():
+    # jnp.cos is a jitted function in JAX, so export takes it; jnp.sum is not
+    d, j = dexport.export(dnp.cos)(1.0), jexport.export(jnp.cos)(1.0)
+    assert (repr(d.in_avals), repr(d.out_avals)) == (repr(j.in_avals), repr(j.out_avals))
+    for exp_mod, np_ in ((dexport, dnp), (jexport, jnp)):
+        with pytest.raises(ValueError, match="must be the result of `jit`"):
+            exp_mod.export(np_.sum)(1.0)
+    # JAX's serialization keeps no weak types: a rehydrated call's result is strong
+    blob_d = dexport.export(didax.jit(lambda x: 7 * x))(1.0).serialize()
+    blob_j = jexport.export(jax.jit(lambda x: 7 * x))(1.0).serialize()
+    rd, rj = dexport.deserialize(blob_d).call(0.1), jexport.deserialize(blob_j).call(0.1)
+    assert rd.aval.weak_type == rj.aval.weak_type is False
+    assert (3.0 * rd).aval.weak_type is False
 
 
 def test_unused_inputs_dropped_and_weak_types_kept():
@@ -123,7 +145,7 @@ def test_unused_inputs_dropped_and_weak_types_kept():
     x = np.array([1.0, -2.0, 0.5], F32)
     args = (x, np.ones(2, F32), 3.0)
     _trees_close(d.call(*args), j.call(*args))
-    _trees_close(_roundtrip(d).call(*args), j.call(*args))
+    _trees_close(_roundtrip(d).call(*args), _jroundtrip(j).call(*args))
     _trees_close(didax.jit(d.call)(*args), jax.jit(j.call)(*args))
 
 
@@ -322,8 +344,8 @@ def test_platforms():
     assert d.platforms == j.platforms == ("cpu", "tpu")
     assert d.uses_global_constants
     assert 'jax.global_constant = "_platform_index"' in d.mlir_module()
-    _trees_close(_roundtrip(d).call(2.0), j.call(2.0))
-    _trees_close(didax.jit(_roundtrip(d).call)(2.0), j.call(2.0))
+    _trees_close(_roundtrip(d).call(2.0), _jroundtrip(j).call(2.0))
+    _trees_close(didax.jit(_roundtrip(d).call)(2.0), _jroundtrip(j).call(2.0))
     d, j = _both(lambda np_: lambda x: np_.cos(x), 1.0, platforms=["tpu"])
     assert _error(lambda: d.call(1.0)) == _error(lambda: j.call(1.0))
     assert _error(lambda: _roundtrip(d).call(1.0)) == _error(lambda: j.call(1.0))
@@ -334,7 +356,7 @@ def test_platforms():
     r = _roundtrip(d)
     assert r.disabled_safety_checks == d.disabled_safety_checks
     assert str(r.disabled_safety_checks) == str(j.disabled_safety_checks)
-    _trees_close(r.call(1.0), j.call(1.0))
+    _trees_close(r.call(1.0), _jroundtrip(j).call(1.0))
 
 
 def _custom_call_primitive(target, monkeypatch):

@@ -20,6 +20,7 @@ May import core, the interpreters, xla_backend, array, lax._define, api, pjit.
 from __future__ import annotations
 
 import re
+import sys
 import weakref
 from collections.abc import Callable, Sequence
 
@@ -31,6 +32,7 @@ from didax._src.core import ClosedJaxpr
 from didax._src.custom_derivatives import custom_vjp
 from didax._src.interpreters import lowering
 from didax._src.interpreters import partial_eval as pe
+from didax._src.jax_api_names import JIT_NUMPY
 from didax._src.lax._define import NONLINEAR, def_primitive, unsupported
 from didax._src.tree_util import (
     equality_errors_pytreedef,
@@ -120,7 +122,9 @@ class Exported:
 
     def mlir_module(self) -> str:
         """The module as StableHLO text (read back from the portable artifact)."""
-        return str(deserialize_module(self.mlir_module_serialized))
+        # (with locations, as JAX prints it: the arguments' names)
+        module = deserialize_module(self.mlir_module_serialized)
+        return module.operation.get_asm(enable_debug_info=True)
 
     def has_vjp(self) -> bool:
         return self._get_vjp is not None
@@ -166,8 +170,10 @@ def export(fun_jit, *, platforms: Sequence[str] | None = None,
            disabled_checks: Sequence[DisabledSafetyCheck] = ()) -> Callable[..., Exported]:
     """Returns a function taking arguments (arrays or ShapeDtypeStructs, as pytrees) and
     returning the Exported of `fun_jit`, which must be the result of `jit`."""
-    from didax._src.pjit import JitWrapped  # noqa: PLC0415
+    from didax._src.pjit import JitWrapped, jit  # noqa: PLC0415
 
+    if _jitted_in_jax(fun_jit):  # (jnp.cos is a jitted function in JAX)
+        fun_jit = jit(fun_jit)
     if not isinstance(fun_jit, JitWrapped):
         raise ValueError(
             f"Function to be exported must be the result of `jit` but is: {fun_jit}")
@@ -176,24 +182,37 @@ def export(fun_jit, *, platforms: Sequence[str] | None = None,
         raise ValueError("At least one lowering platform must be given")
 
     def do_export(*args_specs, **kwargs_specs) -> Exported:
+        from didax._src.stages import _result_infos  # noqa: PLC0415
+
         traced = fun_jit.trace(*args_specs, **kwargs_specs)
         return export_closed_jaxpr(
             traced.jaxpr, fun_name=traced.fun_name, in_tree=traced.in_tree,
             out_tree=traced.out_tree, platforms=plats, disabled_checks=disabled_checks,
-            keep_unused=fun_jit.keep_unused)
+            keep_unused=fun_jit.keep_unused, arg_names=traced._arg_names,
+            result_infos=_result_infos(traced.out_tree))
 
     return do_export
 
 
+def _jitted_in_jax(fun) -> bool:
+    """fun is a didax.numpy function that JAX defines under jit."""
+    name = getattr(fun, "__name__", None)
+    return name in JIT_NUMPY and getattr(sys.modules.get("didax.numpy"), name, None) is fun
+
+
 def export_closed_jaxpr(closed: ClosedJaxpr, *, fun_name: str, in_tree, out_tree,
                         platforms: tuple[str, ...], disabled_checks=(),
-                        keep_unused: bool = False) -> Exported:
-    """The Exported of a traced function (the module is lowered and checked here)."""
+                        keep_unused: bool = False, arg_names=None,
+                        result_infos=None) -> Exported:
+    """The Exported of a traced function (the module is lowered and checked here); the
+    arguments' names and the results' show in the module as JAX's do."""
     if any(isinstance(c, core.Tracer) for c in closed.consts):
         raise ValueError(f"Cannot export {fun_name}: it closes over traced values")
     dced, used = pe.dce_closed_jaxpr(closed, None, instantiate=keep_unused)
     kept = tuple(i for i, u in enumerate(used) if u)
-    module_text = _lower_module(dced, fun_name, platforms)
+    if arg_names is not None:
+        arg_names = [arg_names[i] for i in kept] if len(arg_names) == len(used) else None
+    module_text = _lower_module(dced, fun_name, platforms, arg_names, result_infos)
     artifact = _check_and_serialize(module_text, disabled_checks)
     in_avals, out_avals = tuple(closed.in_avals), tuple(closed.out_avals)
     return Exported(
@@ -212,12 +231,14 @@ def _sym(name: str) -> str:
     return "".join(c if c.isalnum() or c == "_" else "_" for c in name) or "f"
 
 
-def _lower_module(closed: ClosedJaxpr, fun_name: str, platforms) -> str:
+def _lower_module(closed: ClosedJaxpr, fun_name: str, platforms, arg_names=None,
+                  result_infos=None) -> str:
     """StableHLO text: `main` computes the function; with several platforms it first takes
     the i32 platform index (a global constant) as the calling convention requires."""
     module = lowering.ModuleBuilder(f"jit_{_sym(fun_name)}")
     if len(platforms) == 1:
-        lowering.lower_function(module, "main", closed, public=True)
+        lowering.lower_function(module, "main", closed, public=True,
+                                result_infos=result_infos, arg_names=arg_names)
     else:
         body = lowering.lower_function(module, _sym(fun_name), closed)
         _emit_platform_main(module, body, closed)

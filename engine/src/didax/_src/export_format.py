@@ -177,7 +177,9 @@ def aval_to_json(a) -> dict:
 def aval_from_json(d: dict) -> core.ShapedArray:
     name = d["dtype"]
     dt = dtypes.float0 if name == "float0" else _dtype_named(name)
-    return core.ShapedArray(tuple(d["shape"]), dt, bool(d["weak_type"]))
+    # (never weak, as JAX's format keeps no weak types: a deserialized Exported's results
+    # are strongly typed)
+    return core.ShapedArray(tuple(d["shape"]), dt, False)
 
 
 def _dtype_named(name: str) -> np.dtype:

@@ -464,3 +464,24 @@ JAX_SUBMODULES: frozenset = frozenset((
     "jax.sharding jax.stages jax.test_util jax.tools jax.tools.jax_to_ir "
     "jax.tools.pgo_nsys_converter jax.tree jax.tree_util jax.typing jax.version "
 ).split())
+
+# The jax.numpy functions JAX 0.10.2 defines under jit (PjitFunction objects: export accepts
+# them as it accepts the result of jit).
+JIT_NUMPY: frozenset = frozenset((
+    "abs absolute acos acosh allclose angle append arccos arccosh arcsin arcsinh arctan "
+    "arctan2 arctanh argpartition argsort around asin asinh atan atan2 atanh atleast_1d "
+    "atleast_2d atleast_3d bitwise_count bitwise_invert bitwise_left_shift bitwise_not "
+    "bitwise_right_shift block cbrt ceil clip conjugate convolve copysign corrcoef "
+    "correlate cos cosh count_nonzero cov cross cumprod cumsum deg2rad diagonal diff "
+    "digitize divmod dot ediff1d equal exp exp2 expm1 fabs float_power floor floor_divide "
+    "fmax fmin fmod frexp gcd gradient greater greater_equal heaviside hypot i0 imag "
+    "inner invert isclose iscomplex isfinite isinf isnan isreal kron lcm ldexp left_shift "
+    "less less_equal lexsort log log10 log1p log2 logical_not matmul matvec median modf "
+    "nan_to_num nancumprod nancumsum nanmax nanmean nanmedian nanmin nanpercentile "
+    "nanprod nanquantile nanstd nansum nanvar nextafter not_equal outer packbits "
+    "partition percentile poly polyadd polyder polyfit polyint polysub polyval positive "
+    "put_along_axis quantile rad2deg ravel real reciprocal remainder resize right_shift "
+    "rint rollaxis rot90 round searchsorted sign signbit sin sinc sinh sort sort_complex "
+    "spacing sqrt square swapaxes take_along_axis tan tanh trace trapezoid tril triu "
+    "true_divide trunc unpackbits unstack unwrap vander vdot vecmat "
+).split())

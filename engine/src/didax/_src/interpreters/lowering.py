@@ -226,8 +226,13 @@ def lower_jaxpr_body(fn: FuncBuilder, jaxpr: Jaxpr, consts: Sequence[Any],
     return [read(a) for a in jaxpr.outvars]
 
 
+def _quoted(name: str) -> str:
+    return '"' + name.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
 def lower_function(module: ModuleBuilder, name: str, closed: ClosedJaxpr, public=False,
-                   token_in: bool = False, result_infos: Sequence[str] | None = None) -> str:
+                   token_in: bool = False, result_infos: Sequence[str] | None = None,
+                   arg_names: Sequence[str] | None = None) -> str:
     """Emits closed as `func.func @name`; returns the symbol name actually used.
 
     token_in: the function threads an effect token for ordered effects — a private function
@@ -250,6 +255,8 @@ def lower_function(module: ModuleBuilder, name: str, closed: ClosedJaxpr, public
         tokens = TokenState(tok)
     outs = lower_jaxpr_body(fn, jaxpr, closed.consts, args, tokens)
     params = [f"{a.name}: {ir_type(a.aval)}" for a in args]
+    if arg_names is not None and len(arg_names) == len(params):  # (as locations, as JAX's)
+        params = [f"{p} loc({_quoted(n)})" for p, n in zip(params, arg_names)]
     if token_in and not public:
         outs = [tokens.token, *outs]
         params.insert(0, "%argtok: !stablehlo.token")
