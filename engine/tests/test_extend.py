@@ -219,7 +219,10 @@ def test_public_names():
         for name in dir(j):
             if name.startswith("_") or name in ("annotations", "jvp", "linearize"):
                 continue
-            assert hasattr(d, name) or name in _NOT_YET, f"{mod}.{name}"
+            try:
+                getattr(d, name)
+            except NotImplementedError as e:  # (a JAX name didax lacks says so)
+                assert name in _NOT_YET and name in str(e), f"{mod}.{name}"
     prims = importlib.import_module("jax.extend.core.primitives")
     dprims = importlib.import_module("didax.extend.core.primitives")
     assert dprims.exp_p is didax.lax.exp_p and dprims.tanh_p is didax.lax.tanh_p

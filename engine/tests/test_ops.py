@@ -149,6 +149,19 @@ for _y in (0, 1, 2, 3, -1, -3):
     rec(f"integer_pow_{_y}", ("integer_pow",), lax_fn("integer_pow", y=_y),
         (FLOAT + COMPLEX) if _y < 0 else NUM, kinds="nonzero" if _y < 0 else "small",
         extra=("jvp2",))
+
+
+def _constrained(jnp, lax):
+    """with_sharding_constraint to a one-device mesh (Auto axes, so vmap may batch it).
+    (No jaxpr mode: JAX's equation also prints its context_mesh and layout.)"""
+    lib = importlib.import_module(lax.__name__.split(".")[0])
+    mesh = lib.make_mesh((1,), ("x",), axis_types=(lib.sharding.AxisType.Auto,))
+    s = lib.sharding.NamedSharding(mesh, lib.sharding.PartitionSpec())
+    return lambda x: lax.with_sharding_constraint(x * 2, s)
+
+
+rec("sharding_constraint", ("sharding_constraint",), _constrained, (f32, f64, i32),
+    modes=("eval", "jvp", "vjp", "vmap", "grad"))
 rec("reduce_precision_f16", ("reduce_precision",),
     lax_fn("reduce_precision", exponent_bits=5, mantissa_bits=10), (f32, f64), fd=False)
 rec("reduce_precision_bf16", ("reduce_precision",),

@@ -39,7 +39,9 @@ class _SpmdProgram:
         self.exe, self.mesh, self.in_shardings = exe, mesh, in_shardings
         self.out_avals = out_avals
         xc = xla_backend.xc()
-        hlos = [xc.HloSharding.from_proto(o) for o in exe.get_output_shardings()]
+        protos = exe.get_output_shardings()  # (None over a one-device mesh: replicated)
+        hlos = ([xc.HloSharding.from_proto(o) for o in protos] if protos is not None
+                else [xc.HloSharding.replicate()] * len(out_avals))
         self.set_out_shardings([_full_spec(named_from_hlo(h, mesh, len(a.shape)), a)
                                 for h, a in zip(hlos, out_avals)])
 
@@ -103,7 +105,9 @@ def call_sharded(closed: ClosedJaxpr, args: Sequence, name: str,
 
 def _compile(closed: ClosedJaxpr, mesh: Mesh, shardings, name: str,
              out_shardings=None) -> _SpmdProgram:
-    module = lowering.ModuleBuilder(f"jit_{name}", num_partitions=mesh.size)
+    sym = "".join(c if c.isalnum() or c == "_" else "_"
+                  for c in name.replace("<", "_").replace(">", "")) or "f"  # (`<lambda>`)
+    module = lowering.ModuleBuilder(f"jit_{sym}", num_partitions=mesh.size)
     lowering.lower_function(module, "main", closed, public=True)
     text = module.text()
     for i, (s, v) in enumerate(zip(shardings, closed.jaxpr.invars)):
