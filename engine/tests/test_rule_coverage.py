@@ -76,6 +76,12 @@ NOT_DECLARED = {
 }
 
 
+# The rule tables' primitives as the engine registered them, read when this module is
+# imported (before any test runs): primitives that tests define as users would, through
+# jax.extend.core, register rules too and are not the engine's.
+_TABLED_AT_IMPORT = [p for rules in TABLES.values() for p in rules]
+
+
 def _all_primitive_objects():
     """Primitive objects anywhere in didax's modules or rule tables."""
     found = {}
@@ -85,9 +91,8 @@ def _all_primitive_objects():
         for v in vars(mod).values():
             if isinstance(v, Primitive):
                 found[id(v)] = v
-    for rules in TABLES.values():
-        for p in rules:
-            found[id(p)] = p
+    for p in _TABLED_AT_IMPORT:
+        found[id(p)] = p
     return list(found.values())
 
 
