@@ -113,20 +113,22 @@ export class PlaygroundPage {
   }
 
   /**
-   * On-screen height (px) of every graph label inside the viewport (getBoundingClientRect of
-   * each SVG text), and the number of boxes drawn.
+   * On-screen size (px) of every graph label inside the viewport: its font size times the
+   * zoom it is drawn at (the text's screen transform), i.e. the height of its letters' em box,
+   * which a bounding box (ascent + descent, ~1.2 em) would overstate.
    */
   async graphLabels(): Promise<{ heights: number[]; texts: string[] }> {
     return this.page.evaluate(() => {
       const view = document.querySelector('[data-focus-target="graph"]')!.getBoundingClientRect();
       const heights: number[] = [];
       const texts: string[] = [];
-      for (const t of document.querySelectorAll('[data-testid="graph-svg"] text')) {
+      for (const t of document.querySelectorAll<SVGTextElement>('[data-testid="graph-svg"] text')) {
         const r = t.getBoundingClientRect();
         const inside =
           r.right > view.left && r.left < view.right && r.bottom > view.top && r.top < view.bottom;
         if (!inside || !t.textContent?.trim()) continue;
-        heights.push(r.height);
+        const m = t.getScreenCTM()!;
+        heights.push(parseFloat(getComputedStyle(t).fontSize) * Math.hypot(m.b, m.d));
         texts.push(t.textContent);
       }
       return { heights, texts };
