@@ -121,9 +121,10 @@ def run_latency(quick: bool) -> None:
 
 
 FRONTEND_TARGETS = [
-    ("2,000-equation card opens collapsed (median)", "open_2000", "median_total_ms", 1000),
-    ("2,000-equation card opens collapsed (worst)", "open_2000", "max_total_ms", 1000),
-    ("expand any group of its overview (worst)", "expand_2000", "max_total_ms", 300),
+    ("2,000-equation card opens collapsed, cold (median)", "open_2000", "median_total_ms", 1000),
+    ("2,000-equation card opens collapsed, cold (worst)", "open_2000", "max_total_ms", 1000),
+    ("expand a group: the overview's, then 8 levels down (worst)", "expand_2000",
+     "max_total_ms", 300),
 ]
 
 
@@ -148,14 +149,18 @@ def run_frontend_perf() -> None:
     if card:
         env["DIDAX_PERF_CARD"] = str(card)
     print("$ (cd e2e && DIDAX_PERF=1 npm run perf)", flush=True)
+    load = os.getloadavg()
     # the perf project exists only with DIDAX_PERF=1 (playwright.config.ts)
     subprocess.run(["npm", "run", "perf"], cwd=e2e, check=False, env=env)
+    load = (load[0], os.getloadavg()[0])
     perf = e2e / "test-results" / "perf.json"
     if not perf.exists():
         return
     result = json.loads(perf.read_text())
     print(json.dumps(result, indent=2))
-    print(f"\n2,000-equation card: {result.get('card', '?')}\n")
+    print(f"\n2,000-equation card: {result.get('card', '?')}; 1-minute load average "
+          f"{load[0]:.1f} before, {load[1]:.1f} after (the machine's {os.cpu_count()} cores "
+          "are shared: figures under load are upper bounds)\n")
     print("| page figure | measured | target | met |\n|---|---:|---:|---|")
     for label, group, key, limit in FRONTEND_TARGETS:
         value = result.get(group, {}).get(key)

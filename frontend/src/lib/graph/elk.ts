@@ -42,6 +42,11 @@ export interface LevelJob {
   root: boolean;
   nodes: JobNode[];
   edges: JobEdge[];
+  /**
+   * Lay the level out left to right: a series of calls that do not feed each other (14
+   * attention heads) is one wide layer top-down, and reads better as a column.
+   */
+  across?: boolean;
 }
 export interface LevelLayout {
   width: number;
@@ -77,7 +82,11 @@ export function toElk(
     : `[top=${FRAME.top},left=${FRAME.side},bottom=${FRAME.bottom},right=${FRAME.side}]`;
   return {
     id: `__level:${job.id}`,
-    layoutOptions: { ...OPTIONS, 'elk.padding': pad },
+    layoutOptions: {
+      ...OPTIONS,
+      'elk.padding': pad,
+      ...(job.across ? { 'elk.direction': 'RIGHT' } : {}),
+    },
     children: job.nodes.map((n) => {
       const s = n.child ? size(n.child) : n;
       const opts = n.layer ? { 'elk.layered.layering.layerConstraint': LAYER[n.layer] } : undefined;

@@ -9,8 +9,10 @@ import type { LayoutRequest, LayoutResponse, WarmedMessage } from './layoutMessa
 export interface LayoutOutcome {
   /** One per requested set of levels. */
   layouts: Record<string, LevelLayout>[];
-  /** Levels ELK ran on (the rest came from the worker's cache). */
+  /** Levels ELK ran on (the rest came from the worker's cache or were stretched). */
   computed: number;
+  /** Levels stretched around an expanded child rather than laid out again. */
+  stretched: number;
   /** Time ELK itself took inside the worker. */
   elkMs: number;
   /** Round trip including structured cloning both ways. */
@@ -42,6 +44,7 @@ export class LayoutClient {
         p.resolve({
           layouts: ev.data.layouts,
           computed: ev.data.computed,
+          stretched: ev.data.stretched,
           elkMs: ev.data.ms,
           totalMs: performance.now() - p.t0,
         });
@@ -60,10 +63,13 @@ export class LayoutClient {
     this.ensure();
   }
 
-  layout(sets: LevelJob[][], fit?: LayoutRequest['fit']): Promise<LayoutOutcome> {
+  layout(
+    sets: LevelJob[][],
+    opts: { fit?: LayoutRequest['fit']; stretch?: boolean } = {},
+  ): Promise<LayoutOutcome> {
     const id = ++this.seq;
     // Jobs are built fresh from plain card data (never rune proxies), so they clone.
-    const req: LayoutRequest = fit ? { id, sets, fit } : { id, sets };
+    const req: LayoutRequest = { id, sets, ...opts };
     return new Promise((resolve, reject) => {
       this.pending.set(id, { resolve, reject, t0: performance.now() });
       this.ensure().postMessage(req);

@@ -15,6 +15,8 @@ export interface LayoutRequest {
    * accept for a width × height pane at zoom `k` (the larger ones would not be either).
    */
   fit?: FitSpec;
+  /** A level that differs from its last layout only by grown children is stretched. */
+  stretch?: boolean;
 }
 export type LayoutResponse =
   | {
@@ -22,8 +24,10 @@ export type LayoutResponse =
       ok: true;
       layouts: Record<string, LevelLayout>[];
       ms: number;
-      /** Levels ELK actually ran on (the others came from the worker's cache). */
+      /** Levels ELK actually ran on (the others came from the worker's cache or a stretch). */
       computed: number;
+      /** Levels stretched around a grown child instead of laid out again. */
+      stretched: number;
     }
   | { id: number; ok: false; error: string; ms: number };
 /** Sent once by the worker when its warm-up layouts are done, with how long they took. */

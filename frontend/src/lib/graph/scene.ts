@@ -31,12 +31,21 @@ export interface Scene {
   edgesByVar: Map<string, SceneEdge[]>;
 }
 
+/** A series (`head ×14`) whose members do not feed each other: laid out as a column. */
+function parallelSeries(vg: VisibleGraph, id: string): boolean {
+  const n = vg.boxes.get(id)?.node;
+  if (!n || n.kind !== 'chunk' || !n.scopeKind) return false;
+  const member = (b: string) => !vg.boxes.get(b)?.port;
+  return !vg.levels.get(id)!.edges.some((e) => member(e.source) && member(e.target));
+}
+
 export function levelJobs(vg: VisibleGraph, root: string): LevelJob[] {
   return vg.order.map((id) => {
     const level = vg.levels.get(id)!;
     return {
       id,
       root: id === root,
+      ...(parallelSeries(vg, id) ? { across: true } : {}),
       nodes: level.boxes.map((b) => {
         const box = vg.boxes.get(b)!;
         const layer = box.port ? (box.port.dir === 'in' ? 'first' : 'last') : undefined;

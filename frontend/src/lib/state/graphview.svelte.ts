@@ -32,8 +32,10 @@ export interface GraphTimings {
   boxes: number;
   edges: number;
   levels: number;
-  /** Levels ELK ran on (the others came from the worker's cache). */
+  /** Levels ELK ran on (the others came from the worker's cache or were stretched). */
   computed: number;
+  /** Levels stretched around an expanded group instead of laid out again. */
+  stretched: number;
   buildMs: number;
   elkMs: number;
   layoutRoundTripMs: number;
@@ -274,7 +276,11 @@ export class GraphView {
       this.#client ??= new LayoutClient();
       const vp = this.viewport;
       const fit: FitSpec = { width: vp.width, height: vp.height, k: READABLE_K, margin: MARGIN };
-      const out = await this.#client.layout(jobs, sets.length > 1 ? fit : undefined);
+      // A toggle may stretch the levels around a grown group; an overview is laid out anew.
+      const out = await this.#client.layout(jobs, {
+        fit: sets.length > 1 ? fit : undefined,
+        stretch: cause === 'toggle',
+      });
       if (req !== this.#req) return;
       // The worker stops after the first candidate fit.ts does not take: only those came back.
       const scenes = out.layouts.map((l, k) => compose(graphs[k], h.root, l));
@@ -288,6 +294,7 @@ export class GraphView {
         edges: vg.edges.length,
         levels: jobs[i].length,
         computed: out.computed,
+        stretched: out.stretched,
         buildMs,
         elkMs: out.elkMs,
         layoutRoundTripMs: out.totalMs,
