@@ -336,6 +336,13 @@ def test_registered_pytree_class():
     same(call)
 
 
+def test_array_methods_on_tracers():
+    """`x.var()` on a staged value is the array method (no tracer field shadows it)."""
+    m = np.arange(6.0, dtype=np.float32).reshape(2, 3)
+    same(lambda jx, n: jx.jit(lambda a: a.var(-1) + a.std() * a.mean())(m))
+    same(lambda jx, n: jx.grad(lambda a: a.var())(m))
+
+
 def test_partials_and_methods():
     def f(a, x, b):
         return a * x + b

@@ -148,10 +148,14 @@ def test_call_signatures():
         didax.grad(g)(2.0)
         didax.grad(lambda a, b: g(a) * b, argnums=1)(F32(1.0), F32(2.0))
         didax.grad(lambda a, b: g(a) * b, argnums=0)(F32(1.0), F32(2.0))
+        for _ in range(2):
+            didax.jit(didax.grad(g))(X)  # grad(g) rebuilt each time: the same function
+        for w in (X, X, X + 1):
+            didax.grad(lambda v: g(v * w))(X)  # noqa: B023 - the same array twice, then another
 
     cards, updates = capture(run)
-    assert [c["call_count"] for c in cards] == [2, 1, 1, 1, 1, 2, 1, 1]
-    assert [u[1] for u in updates] == [2, 2]
+    assert [c["call_count"] for c in cards] == [2, 1, 1, 1, 1, 2, 1, 1, 2, 2, 1]
+    assert [u[1] for u in updates] == [2, 2, 2, 2]
 
 
 def test_recording_never_prints_again(capsys):
@@ -195,8 +199,6 @@ def test_composition_chain_through_a_user_function_and_vmap():
     assert card["title"] == "jit(batch) ▸ vmap(per_example) ▸ grad(<lambda>)"
     assert card["transforms"] == ["jit", "vmap", "grad"]
     check_inner(card, lambda w: jnp.sum(jnp.tanh(w * xs[0])), [X])
-
-
 
 
 def test_donated_arguments_are_recorded_from_copies():

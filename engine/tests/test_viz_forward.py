@@ -18,7 +18,7 @@ import jax.lax as jlax
 import jax.numpy as jnp
 import numpy as np
 from didax import viz
-from flow_oracle import Reference, check_tangents
+from flow_oracle import Reference, check_backward, check_tangents
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "shared_schemas" / "src"))
 from shared_schemas.trace import TraceCard  # noqa: E402
@@ -84,7 +84,8 @@ def test_jacfwd_and_hessian_show_direction_e0():
         check_tangents(card, Reference(f(jnp), [X], card), [e0])
         assert card["notices"][0]["kind"] == "selection"
         assert "e0" in card["notices"][0]["message"]
-    assert card["cotangents"], "hessian's backward half is recorded too"
+    # hessian's backward half: grad(f) at the point, contribution by contribution
+    check_backward(card, Reference(f(jnp), [X], card), [1.0], [jax.grad(f(jnp))(X)])
 
 
 def test_linearize_shows_ones():
@@ -106,3 +107,15 @@ def test_custom_jvp_tangents_use_the_rule():
     check_tangents(card, Reference(build(jnp, jax), [X], card), [T])
     out = card["jaxpr"]["outvars"][0]["id"]
     np.testing.assert_allclose(card["tangents"][out]["preview"], T * 20.0)
+
+
+def test_jvp_of_pytrees():
+    def f(n):
+        return lambda p: n.sum(n.tanh(p["a"] * p["b"][0]))
+
+    params, tangents = {"a": X, "b": [F32(0.7)]}, {"a": T, "b": [F32(1.0)]}
+    (card,) = capture(lambda: didax.jvp(f(dnp), (params,), (tangents,)))
+    assert card["notices"] == []  # the user's own tangents: no choice to announce
+    flat, tree = jax.tree.flatten(params)
+    ref = Reference(lambda *xs: f(jnp)(jax.tree.unflatten(tree, list(xs))), flat, card)
+    check_tangents(card, ref, jax.tree.leaves(tangents))

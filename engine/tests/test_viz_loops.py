@@ -20,7 +20,7 @@ import jax.lax as jlax
 import jax.numpy as jnp
 import numpy as np
 from didax import viz
-from flow_oracle import Reference, backward_steps, check_backward
+from flow_oracle import Reference, backward_steps, check_backward, check_tangents
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "shared_schemas" / "src"))
 from shared_schemas.trace import TraceCard  # noqa: E402
@@ -199,3 +199,31 @@ def test_loops_under_forward_mode_and_nested_in_jit():
     _, want = jax.jvp(build(jnp, jlax, jax), (XS,), (np.ones(6, F32),))
     out = card["jaxpr"]["outvars"][0]["id"]
     np.testing.assert_allclose(card["tangents"][out]["preview"], [want], rtol=1e-5)
+
+
+def test_fori_loop_under_grad_and_while_loop_under_jvp():
+    x = XS[:3]
+
+    def fori(n, lax):
+        return lambda v: n.sum(lax.fori_loop(0, 4, lambda i, c: n.sin(c) * 1.5 + i * c, v))
+
+    (card,) = capture(lambda: didax.grad(fori(dnp, dlax))(x), n=2)
+    check_backward(card, Reference(fori(jnp, jlax), [x], card), [1.0],
+                   [jax.grad(fori(jnp, jlax))(x)])
+    (loop,) = card["loops"]
+    assert loop["kind"] == "fori_loop" and [it["index"] for it in loop["backward"]] == [1, 0]
+
+    def halving(n, lax):
+        body = lambda s: (n.sin(s[0]) * 2.0, s[1] + 1)  # noqa: E731
+        return lambda v: lax.while_loop(lambda s: s[1] < 3, body, (v, 0))[0]
+
+    t = np.array([1.0, 0.5, -1.0], F32)
+    (card,) = capture(lambda: didax.jvp(halving(dnp, dlax), (x,), (t,)))
+    check_tangents(card, Reference(halving(jnp, jlax), [x], card), [t])
+    c, carries = jnp.asarray(x), []
+    for _ in range(3):
+        carries.append(c)
+        c = jnp.sin(c) * 2.0
+    (loop,) = card["loops"]
+    for it, want in zip(loop["forward"], carries, strict=True):
+        np.testing.assert_allclose(it["carry"][0]["preview"], want, rtol=1e-6)

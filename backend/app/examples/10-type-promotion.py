@@ -1,5 +1,6 @@
 # title: Type promotion and weak types
 # description: How Python scalars, ints and floats of different widths combine.
+import jax
 import jax.numpy as jnp
 
 i8 = jnp.array(3, dtype=jnp.int8)
@@ -12,3 +13,7 @@ print((f16 + 2.0).dtype)  # weak float keeps float16
 print((f16 + f32).dtype)  # float32
 print((i8 + f16).dtype)  # float16
 print(jnp.promote_types(jnp.int32, jnp.float16))
+
+# Promotion is part of the program: the card shows where it converts (int8 -> float16 for the
+# product, float16 -> float32 for the sum) and the value each conversion makes.
+print(jax.make_jaxpr(lambda a, b, c: (a + 1) * b + c * 2.0)(i8, f16, f32))

@@ -45,12 +45,13 @@ custom_staging_rules: dict[Primitive, Callable] = {}
 
 
 class DynamicJaxprTracer(Tracer):
-    __slots__ = ("aval", "var", "_origin")
+    # (`_var`, not `var`: `x.var()` is the array method, as on JAX's tracers)
+    __slots__ = ("aval", "_var", "_origin")
 
     def __init__(self, trace, aval, var, origin=None):
         self._trace = trace
         self.aval = aval
-        self.var = var
+        self._var = var
         self._origin = origin
 
     def __repr__(self):
@@ -114,7 +115,7 @@ class DynamicJaxprTrace(Trace):
 
     def to_atom(self, x) -> core.Atom:
         if type(x) is self.tracer_cls and x._trace is self:
-            return x.var
+            return x._var
         return self.const_atom(x)
 
     # --- staging

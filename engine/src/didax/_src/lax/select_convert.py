@@ -300,8 +300,8 @@ def _convert_staging(trace, operand, *, new_dtype, weak_type, sharding):
 
 def _folded_literal(operand, new_dtype, weak_type):
     t = type(operand)
-    if (t is pe.DynamicJaxprTracer or t is pe.JaxprTracer) and type(operand.var) is core.Literal:
-        operand, t = operand.var.val, type(operand.var.val)  # a folded constant, again
+    if (t is pe.DynamicJaxprTracer or t is pe.JaxprTracer) and type(operand._var) is core.Literal:
+        operand, t = operand._var.val, type(operand._var.val)  # a folded constant, again
     if t is core.TypedScalar:
         operand = operand.val
     elif t not in (int, float, bool, complex) and not (

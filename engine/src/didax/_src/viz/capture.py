@@ -15,13 +15,14 @@ May import api, pjit, source_info, tree_util, viz.cards/compose.
 from __future__ import annotations
 
 import contextlib
+import functools
 import sys
 from collections.abc import Callable, Iterator
 from typing import Any
 
 import numpy as np
 
-from didax._src import api, core, source_info
+from didax._src import api, core, pjit, source_info
 from didax._src.tree_util import tree_flatten, tree_unflatten
 from didax._src.viz import budget, compose
 from didax._src.viz.cards import CardInputs, build_card
@@ -166,12 +167,49 @@ def _leaf_signature(x, by_value: bool = False):
         return ("repr", repr(x))
 
 
-def _fun_key(fun):
+def _fun_key(fun, depth: int = 0):
+    """Two functions are the same when they run the same code over the same closure
+    contents (by value when hashable, else by identity), so `jit(grad(loss))(x)` written in
+    a loop is one function however often `grad(loss)` is rebuilt, while a lambda closing
+    over another array is another."""
+    if depth > _KEY_DEPTH:
+        return ("obj", id(fun))
+    if isinstance(fun, functools.partial):
+        return ("partial", _fun_key(fun.func, depth + 1), _value_key(fun.args, depth),
+                _value_key(fun.keywords, depth))
+    if hasattr(fun, "__func__") and hasattr(fun, "__self__"):  # a bound method
+        return ("method", _fun_key(fun.__func__, depth + 1), id(fun.__self__))
+    if isinstance(fun, pjit.JitWrapped):
+        return ("jit", _fun_key(fun.fun, depth + 1), fun.static_argnums,
+                fun.static_argnames, fun.donate_argnums)
     code = getattr(fun, "__code__", None)
     if code is None:
         return ("obj", id(fun))
-    cells = tuple(id(c) for c in (getattr(fun, "__closure__", None) or ()))
-    return ("code", code, cells)
+    cells = tuple(_cell_key(c, depth) for c in (getattr(fun, "__closure__", None) or ()))
+    return ("code", code, cells, _value_key(getattr(fun, "__defaults__", None), depth))
+
+
+_KEY_DEPTH = 4
+_SCALARS = (int, float, complex, bool, str, bytes, type(None))
+
+
+def _cell_key(cell, depth: int):
+    try:
+        return _value_key(cell.cell_contents, depth)
+    except ValueError:  # an empty cell
+        return ("empty",)
+
+
+def _value_key(x, depth: int):
+    if type(x) in _SCALARS:
+        return ("value", type(x).__name__, x)
+    if depth < _KEY_DEPTH and type(x) in (tuple, list) and len(x) <= 32:
+        return (type(x).__name__, tuple(_value_key(v, depth + 1) for v in x))
+    if depth < _KEY_DEPTH and type(x) is dict and len(x) <= 32:
+        return ("dict", tuple((repr(k), _value_key(v, depth + 1)) for k, v in x.items()))
+    if callable(x) and not isinstance(x, type):
+        return _fun_key(x, depth + 1)
+    return ("id", id(x))
 
 
 def _failed_card(inp: CardInputs, e: Exception) -> dict:

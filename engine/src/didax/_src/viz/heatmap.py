@@ -29,7 +29,8 @@ def heatmap(value) -> dict | None:
     x = np.abs(a) if a.dtype.kind == "c" else a.astype(np.float64)
     cells, bad, block = _block_means(x)
     good = cells[~bad]
-    lo, hi = (float(good.min()), float(good.max())) if good.size else (0.0, 0.0)
+    # (+ 0.0: a -0.0 bound prints as 0)
+    lo, hi = (float(good.min()) + 0.0, float(good.max()) + 0.0) if good.size else (0.0, 0.0)
     return {"rows": int(cells.shape[0]), "cols": int(cells.shape[1]), "block": block,
             "lo": lo, "hi": hi, "slice": where, "cells": _encode(cells, bad, lo, hi)}
 
