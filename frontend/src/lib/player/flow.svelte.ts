@@ -8,7 +8,7 @@ import { isGroup } from '../graph/tree';
 import type { CardView } from '../state/cardview.svelte';
 import type { GraphView } from '../state/graphview.svelte';
 import { cotangentAttrs, nodeBadges, type BadgeBox, type NodeBadge } from './badges';
-import { contributionMarks, flowMarks, type FlowMark } from './flowMarks';
+import { contributionMarks, flowMarks, stableMarks, type FlowMark } from './flowMarks';
 import { sceneRoutes } from './flowRoutes';
 import { iterationText, loopViews, recordedText } from './loops';
 
@@ -39,9 +39,14 @@ export class FlowView {
         ? sceneRoutes(graph.hierarchy, graph.visible, graph.scene)
         : null,
     );
-    this.marks = $derived(
-      view.card && routes ? flowMarks(view.frame, view.card, view.eqns, routes, strength) : [],
-    );
+    let last = new Map<string, FlowMark>();
+    this.marks = $derived.by(() => {
+      const next =
+        view.card && routes ? flowMarks(view.frame, view.card, view.eqns, routes, strength) : [];
+      const out = stableMarks(last, next);
+      last = new Map(out.map((m) => [m.key, m]));
+      return out;
+    });
     this.#boxes = $derived(
       (graph.scene?.boxes ?? []).flatMap((b) => {
         const n = b.box.node;

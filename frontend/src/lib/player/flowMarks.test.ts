@@ -7,6 +7,7 @@ import {
   ease,
   flowMarks,
   pointAlong,
+  stableMarks,
   type Point,
   type RouteOf,
 } from './flowMarks';
@@ -133,5 +134,33 @@ describe('a variable used twice by one equation (x * x)', () => {
     expect(back).toHaveLength(1);
     expect(back[0].text).toBe('3 + 3');
     expect(frameAt(card, 3).partials.get(x.id)!.sum.preview[0]).toBe(6);
+  });
+});
+
+describe('stable marks', () => {
+  it('keeps a mark object (and its path data) while nothing about it changes', () => {
+    const card = fanOutCard();
+    const eqns = indexEqns(card.jaxpr);
+    const fixed = new Map<string, Point[]>();
+    const route: RouteOf = (v, e) => {
+      const k = `${v}>${e}`;
+      if (!fixed.has(k))
+        fixed.set(k, [
+          { x: 0, y: 0 },
+          { x: 10, y: 40 },
+        ]);
+      return fixed.get(k)!;
+    };
+    const marks = contributionMarks(card);
+    const back = backwardStart(card.timeline);
+    const a = flowMarks(frameAt(card, back + 2), card, eqns, route, marks);
+    const b = stableMarks(
+      new Map(a.map((m) => [m.key, m])),
+      flowMarks(frameAt(card, back + 3), card, eqns, route, marks),
+    );
+    const kept = b.filter((m) => a.includes(m));
+    // mul's two edges were at rest on both steps; pow → x stopped moving, sin → x is new.
+    expect(kept.map((m) => m.eqnId).sort()).toEqual(['e2', 'e2']);
+    expect(b.find((m) => m.eqnId === 'e0')!.d).toBe('M10.0,40.0L0.0,0.0');
   });
 });

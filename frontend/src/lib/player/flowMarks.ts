@@ -25,6 +25,9 @@ export interface FlowMark {
   phase: 'forward' | 'backward';
   /** In the direction of travel. */
   points: Point[];
+  /** SVG path data of `points`, and of the arrowhead at its end (backward marks). */
+  d: string;
+  head: string;
   /** Travels on the current step (moves, shows its chip). */
   now: boolean;
   text: string;
@@ -39,6 +42,35 @@ export interface FlowMark {
    * this one was reduced or lands in part of it. Other chips only show while moving.
    */
   informative: boolean;
+}
+
+interface Geometry {
+  points: Point[];
+  d: string;
+  head: string;
+  headNow: string;
+}
+
+const geoMemo = new WeakMap<Point[], { fwd?: Geometry; back?: Geometry }>();
+
+/** Path data of a route (reversed for backward travel), computed once per route array. */
+function geometry(route: Point[], backward: boolean): Geometry {
+  let entry = geoMemo.get(route);
+  if (!entry) geoMemo.set(route, (entry = {}));
+  const slot = backward ? 'back' : 'fwd';
+  const hit = entry[slot];
+  if (hit) return hit;
+  const points = backward ? [...route].reverse() : route;
+  const n = points.length;
+  const angle = Math.atan2(points[n - 1].y - points[n - 2].y, points[n - 1].x - points[n - 2].x);
+  const g: Geometry = {
+    points,
+    d: polyline(points),
+    head: arrowHead(points[n - 1], angle, 6.5),
+    headNow: arrowHead(points[n - 1], angle, 8),
+  };
+  entry[slot] = g;
+  return g;
 }
 
 /** Magnitude marks of every contribution of a card, keyed by contribution (card-wide scale). */
@@ -60,12 +92,15 @@ function backwardMark(
   const route = routeOf(c.var_id, c.from_eqn);
   if (!route || route.length < 2) return null;
   const m = marks.get(c);
+  const g = geometry(route, true);
   return {
     key: `b:${edgeKey(c.var_id, c.from_eqn)}`,
     varId: c.var_id,
     eqnId: c.from_eqn,
     phase: 'backward',
-    points: [...route].reverse(),
+    points: g.points,
+    d: g.d,
+    head: now ? g.headNow : g.head,
     now,
     text: contributionChip(c),
     strength: m?.t ?? 0,
@@ -93,6 +128,8 @@ function forwardMarks(frame: Frame, card: TraceCard, eqn: EqnData, routeOf: Rout
       eqnId: eqn.id,
       phase: 'forward',
       points: route,
+      d: geometry(route, false).d,
+      head: '',
       now: true,
       text: printed(v),
       strength: 0,
@@ -188,4 +225,14 @@ export function arrowHead(tip: Point, angle: number, size = 7): string {
 /** Polyline path data. */
 export function polyline(points: Point[]): string {
   return points.map((p, i) => `${i ? 'L' : 'M'}${p.x.toFixed(1)},${p.y.toFixed(1)}`).join('');
+}
+
+/** Reuse the previous frame's mark objects where nothing changed, so drawing skips them. */
+export function stableMarks(prev: Map<string, FlowMark>, next: FlowMark[]): FlowMark[] {
+  return next.map((m) => {
+    const old = prev.get(m.key);
+    if (!old) return m;
+    for (const k of Object.keys(m) as (keyof FlowMark)[]) if (old[k] !== m[k]) return m;
+    return old;
+  });
 }

@@ -58,7 +58,15 @@ export function segmentsOf(
 
 /** A RouteOf over a laid-out scene: the use `var → equation` as one polyline. */
 export function sceneRoutes(h: Hierarchy, vg: VisibleGraph, scene: Scene): RouteOf {
+  // One array per use for the scene's lifetime: marks built from it keep their identity (and
+  // their path data, see flowMarks.ts) from step to step.
+  const memo = new Map<string, Point[] | null>();
   return (varId, eqnId) => {
+    const key = `${varId}>${eqnId}`;
+    if (!memo.has(key)) memo.set(key, route(varId, eqnId));
+    return memo.get(key)!;
+  };
+  function route(varId: string, eqnId: string): Point[] | null {
     const src = h.producer.get(varId);
     const dst = h.eqnNode.get(eqnId);
     const a = src ? vg.rep.get(src) : undefined;
@@ -68,5 +76,5 @@ export function sceneRoutes(h: Hierarchy, vg: VisibleGraph, scene: Scene): Route
     if (!segs) return null;
     const points: Point[] = segs.flatMap((e) => e.points);
     return points.length >= 2 ? points : null;
-  };
+  }
 }

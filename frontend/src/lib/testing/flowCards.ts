@@ -500,3 +500,38 @@ export function compositionCard(): TraceCard {
     call_count: 5,
   };
 }
+
+/**
+ * A v1-style synthetic card (testing/synthetic.ts) given per-edge contributions on its backward
+ * steps, so the flow layer has as much to draw as on a real card of that size. A performance
+ * fixture: each contribution carries the variable's recorded cotangent summary as its value
+ * and running sum (counts k of n are right; the numbers are not sums).
+ */
+export function withContributions(card: TraceCard): TraceCard {
+  const eqns = new Map(card.jaxpr.eqns.map((e) => [e.id, e]));
+  const reads = (s: Step) =>
+    s.phase === 'backward' && s.eqn_id
+      ? (eqns.get(s.eqn_id)?.invars ?? []).flatMap((a) => ('name' in a ? [a.id] : []))
+      : [];
+  const of = new Map<string, number>();
+  for (const s of card.timeline) for (const v of reads(s)) of.set(v, (of.get(v) ?? 0) + 1);
+  const k = new Map<string, number>();
+  const timeline = card.timeline.map((s): Step => {
+    const contributions = reads(s)
+      .filter((v) => card.cotangents[v])
+      .map((v): Contribution => {
+        k.set(v, (k.get(v) ?? 0) + 1);
+        const ct = card.cotangents[v];
+        return {
+          var_id: v,
+          from_eqn: s.eqn_id,
+          k: k.get(v)!,
+          of: of.get(v)!,
+          value: ct,
+          partial: ct,
+        };
+      });
+    return contributions.length ? { ...s, contributions } : s;
+  });
+  return { ...card, timeline };
+}
