@@ -54,7 +54,14 @@ export default defineConfig({
       use: { baseURL: `http://127.0.0.1:${BACKEND_PORT}` },
     },
     ...(perf
-      ? [{ name: 'perf', testDir: 'perf', use: { baseURL: `http://127.0.0.1:${UI_PORT}` } }]
+      ? [
+          {
+            name: 'perf',
+            testDir: 'perf',
+            // No trace: its DOM snapshots after each action would land in the frames measured.
+            use: { baseURL: `http://127.0.0.1:${UI_PORT}`, trace: 'off' as const },
+          },
+        ]
       : []),
   ],
   webServer: [

@@ -8,14 +8,16 @@
  *  - expanding each collapsed group of that overview, and a descent into the largest group
  *    inside the one just expanded (levels never laid out before): from the toggle to the first
  *    painted frame with the group open; target ≤ 300 ms each; "expand all" is reported too;
- *  - a flat 300-equation card: overview time, and the player's frame intervals and per-frame
- *    work (step + DOM update) while playing its ~600-step timeline at 8×.
+ *  - a flat 300-equation card with per-edge contributions: overview time, and the player's frame
+ *    intervals and per-frame work (step + DOM update) while playing its ~600-step timeline at
+ *    8×, at the overview and with every equation drawn, and during one step's motion.
  * Bounds asserted here are deliberately generous (3× the target): this is a benchmark, and the
  * figures, not the asserts, are the result.
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from '@playwright/test';
+import { withContributions } from '../../frontend/src/lib/testing/flowCards';
 import { syntheticCard, syntheticProgram } from '../../frontend/src/lib/testing/synthetic';
 import { E2E_DIR } from '../support/env';
 import { expect, test } from '../support/fixtures';
@@ -109,7 +111,8 @@ test('2,000-equation card: overview and expand times; 300-equation card and play
   const big = recorded
     ? JSON.parse(readFileSync(recorded, 'utf8'))
     : syntheticProgram({ layers: 4, fanout: 3 }).card;
-  const flat = syntheticCard({ eqns: 300 }, 3);
+  // Backward steps with per-edge contributions: the flow layer draws what a real card has.
+  const flat = withContributions(syntheticCard({ eqns: 300 }, 3));
   const cards = [flat, big, renamed(big, 'b'), { ...flat, card_id: 'spacer' }];
   await MockKernel.install(page, { run: () => ({ cards }) });
   await pg.open();
@@ -166,6 +169,21 @@ test('2,000-equation card: overview and expand times; 300-equation card and play
   await page.getByTestId('player-play').click();
   const player = await page.evaluate(() => window.__didax!.playerStats());
 
+  // The same timeline with every equation drawn (~300 boxes, ~600 edges, every backward edge
+  // traced as the pass goes): playing at 8×, then one step's motion while paused.
+  await pg.expandAll();
+  await page.getByTestId('player-start').click();
+  await page.evaluate(() => window.__didax!.resetPlayerStats());
+  await page.getByTestId('player-play').click();
+  await page.waitForTimeout(4000);
+  await page.getByTestId('player-play').click();
+  const playerExpanded = await page.evaluate(() => window.__didax!.playerStats());
+  await page.getByTestId('player-end').click();
+  await page.evaluate(() => window.__didax!.resetPlayerStats());
+  await page.getByTestId('player-back').click();
+  await page.waitForTimeout(1000);
+  const motion = await page.evaluate(() => window.__didax!.playerStats());
+
   const result = {
     card: recorded ? `recorded: ${big.title}` : 'synthetic: jit(value_and_grad(loss)), 4 blocks',
     layout_worker_warmup_ms: Math.round(warmMs!),
@@ -191,6 +209,8 @@ test('2,000-equation card: overview and expand times; 300-equation card and play
     expand_all_2000: { boxes: all.boxes, levels: all.levels, total_ms: Math.round(all.totalMs) },
     open_300_flat: { boxes: flatOpen.boxes, total_ms: Math.round(flatOpen.totalMs) },
     player,
+    player_expanded_300: playerExpanded,
+    step_motion_expanded_300: motion,
   };
   console.log(`[perf] ${JSON.stringify(result, null, 2)}`);
   mkdirSync(join(E2E_DIR, 'test-results'), { recursive: true });
@@ -200,4 +220,6 @@ test('2,000-equation card: overview and expand times; 300-equation card and play
   expect(result.expand_2000.max_total_ms).toBeLessThan(900);
   expect(player.intervals.count).toBeGreaterThan(10);
   expect(player.work.p95).toBeLessThan(100);
+  expect(playerExpanded.work.p95).toBeLessThan(100);
+  expect(motion.intervals.count).toBeGreaterThan(5);
 });

@@ -66,19 +66,31 @@ test('non-finite cotangents get NaN badges', async ({ playground: pg, page }) =>
   await expect(page.getByTestId('nonfinite-badge').first()).toContainText('NaN');
 });
 
-test('prefers-reduced-motion turns transitions and pulses off', async ({
+test('the current step pulses on the player clock; reduced motion turns pulses off', async ({
   playground: pg,
   page,
 }) => {
-  await page.emulateMedia({ reducedMotion: 'reduce' });
   await MockKernel.install(page, { run: () => ({ cards: [syntheticCard({ eqns: 3 })] }) });
   await pg.open();
   await pg.runAndWait();
   await pg.graphReady();
+  await page.evaluate(() => window.__didax!.useManualClock());
   await pg.step();
   await pg.step();
   const current = page.locator('[data-testid="graph-node"][data-current="true"] > rect');
   await expect(current).toHaveCount(1);
+  // The pulse is the overlay's ring, driven by the step's progress: there while it moves, gone
+  // when the step is at rest. The box itself has no CSS animation (a second clock).
+  const pulse = page.getByTestId('step-pulse');
+  await expect(pulse).toHaveCount(1);
+  await page.evaluate(() => window.__didax!.advance(1000));
+  await expect(pulse).toHaveCount(0);
+  expect(await current.evaluate((el) => getComputedStyle(el).animationName)).toBe('none');
+  // Reduced motion switched on while the page is open: steps land at once, no pulse.
+  await page.emulateMedia({ reducedMotion: 'reduce' });
+  await pg.step();
+  await expect(pg.player).toHaveAttribute('data-step', '2');
+  await expect(pulse).toHaveCount(0);
   const style = await current.evaluate((el) => {
     const s = getComputedStyle(el);
     return { animation: s.animationName, transition: s.transitionDuration };

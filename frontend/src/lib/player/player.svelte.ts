@@ -15,8 +15,8 @@ export const SPEEDS = [0.25, 0.5, 1, 2, 4, 8] as const;
 /** Longest a step's motion lasts (while paused, or when playing slowly). */
 export const MOTION_MS = 600;
 
-function prefersReducedMotion(): boolean {
-  return typeof matchMedia === 'function' && matchMedia('(prefers-reduced-motion: reduce)').matches;
+function reducedMotionQuery(): MediaQueryList | null {
+  return typeof matchMedia === 'function' ? matchMedia('(prefers-reduced-motion: reduce)') : null;
 }
 
 export class Player {
@@ -26,7 +26,7 @@ export class Player {
   speed = $state(1);
   /** 0..1: progress of the current step's motion (1 = at rest). */
   progress = $state(1);
-  reducedMotion = $state(prefersReducedMotion());
+  reducedMotion = $state(false);
   /** Frame-to-frame intervals while the loop runs, and work done inside each frame. */
   readonly intervals = new FrameStats();
   readonly work = new FrameStats();
@@ -41,6 +41,13 @@ export class Player {
 
   constructor(clock: Clock = realClock) {
     this.#clock = clock;
+    // Follows the system setting while the page is open, not only as it was at load.
+    const q = reducedMotionQuery();
+    this.reducedMotion = q?.matches ?? false;
+    q?.addEventListener?.('change', (e) => {
+      this.reducedMotion = e.matches;
+      if (e.matches) this.progress = 1;
+    });
   }
 
   get clock(): Clock {
