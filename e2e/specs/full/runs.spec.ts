@@ -11,10 +11,14 @@ test('Ctrl+Enter during a run stops it and keeps both outcomes visible', async (
   page,
 }) => {
   await pg.open();
-  await pg.setCode("import time\nprint('first run', flush=True)\ntime.sleep(30)\n");
+  await pg.requireEngine('viz');
+  await pg.setCode(
+    "import time, jax\nprint('first run', jax.grad(jax.numpy.sin)(0.0), flush=True)\ntime.sleep(30)\n",
+  );
   await pg.run.click();
   await expect(page.getByTestId('stop')).toBeVisible(); // Run became Stop
-  await expect(page.getByTestId('stdout')).toHaveText('first run\n');
+  await expect(page.getByTestId('stdout')).toHaveText('first run 1.0\n');
+  await expect(pg.cards).toHaveCount(1);
   await pg.setCode("print('second run')\n");
   await page.getByTestId('editor-content').click();
   await page.keyboard.press('Control+Enter');
@@ -27,37 +31,77 @@ test('Ctrl+Enter during a run stops it and keeps both outcomes visible', async (
   await expect(runs.nth(1)).toHaveAttribute('data-state', 'done');
   await expect(page.getByTestId('stdout')).toHaveText('second run\n');
   await expect(page.getByTestId('run')).toBeVisible(); // Stop is Run again
+  // The second run made no card: the first run's card stays in view, marked cancelled.
+  await expect(pg.cards).toHaveCount(1);
+  await expect(page.getByTestId('cards-from')).toContainText('run 1 · cancelled');
+  await expect(page.getByTestId('card-cancelled')).toBeVisible();
 });
 
-test('editing after a run marks its results stale, with line links following the edit', async ({
+test('editing after a run marks its results stale; links into the editor follow the edit', async ({
   playground: pg,
   page,
 }) => {
   await pg.open();
   await pg.requireEngine('viz');
   await pg.setCode(
-    'import jax\nimport jax.numpy as jnp\n\ndef f(x):\n    return jnp.sin(x) / 0 * x\n\nprint(jax.grad(f)(1.0))\nraise ValueError("x")\n',
+    'import jax\nimport jax.numpy as jnp\n\ndef f(x):\n    y = jnp.sin(x)\n    return jnp.cos(y) * x\n\nprint(jax.grad(f)(1.0))\nraise ValueError("x")\n',
   );
   expect(await pg.runAndWait()).toBe('error');
   await expect(page.getByTestId('stale-marker')).toHaveCount(0);
   await expect(page.getByTestId('stale-banner')).toHaveCount(0);
-  // Insert a line at the top: the results are now stale and line 8 has become line 9.
+  // Insert a line at the top: the results are now stale and every line has moved down by one.
   await page.getByTestId('editor-content').click();
   await page.keyboard.press('Control+Home');
   await page.keyboard.type('# a comment\n');
   await expect(page.getByTestId('stale-marker')).toBeVisible();
   await expect(page.getByTestId('stale-banner')).toBeVisible();
   await expect(page.getByTestId('run-entry')).toHaveAttribute('data-stale', 'true');
-  const marked = page.locator('[data-testid="editor"] [data-error-line="true"]');
-  await expect(marked).toHaveText('raise ValueError("x")');
+  const editor = page.getByTestId('editor');
+  await expect(editor.locator('[data-error-line="true"]')).toHaveText('raise ValueError("x")');
   await page.getByTestId('error-line').click();
-  await expect(page.locator('[data-testid="editor"] .cm-activeLine')).toHaveText(
-    'raise ValueError("x")',
+  await expect(editor.locator('.cm-activeLine')).toHaveText('raise ValueError("x")');
+  // A graph node and a stage row link to the line their equation now has.
+  const linked = editor.locator('[data-linked="true"]');
+  const sinRow = page.getByTestId('jaxpr-eqn').filter({ hasText: 'sin' }).first();
+  const sin = pg.graphNodes.and(
+    page.locator(`[data-eqn-id="${await sinRow.getAttribute('data-eqn-id')}"]`),
   );
-  // Changing the raising line itself unlinks it.
+  await pg.graphReady();
+  await sin.click();
+  await expect(linked).toHaveText('    y = jnp.sin(x)');
+  await sin.hover();
+  await expect(page.getByTestId('graph-tooltip')).toContainText('line 6 in f (line 5 in run 1)');
+  await page.mouse.move(0, 0);
+  await page.getByTestId('tab-stages').click();
+  await page.locator('[data-testid="stage-tab"][data-stage="jvp"]').click();
+  await page
+    .getByTestId('stage-eqn')
+    .filter({ hasText: /= cos / })
+    .last()
+    .click(); // cos's own row
+  await expect(linked).toHaveText('    return jnp.cos(y) * x');
+  // Changing a line unlinks it: its traceback frame is disabled, its node lights no line.
+  await page.getByTestId('editor-content').click();
+  await page.keyboard.press('Control+End');
+  await page.keyboard.press('ArrowUp');
   await page.keyboard.press('End');
   await page.keyboard.type('  # changed');
   await expect(page.getByTestId('error-line')).toBeDisabled();
+  await page.keyboard.press('Control+Home');
+  await page.keyboard.press('ArrowDown');
+  await page.keyboard.press('ArrowDown');
+  await page.keyboard.press('ArrowDown');
+  await page.keyboard.press('ArrowDown');
+  await page.keyboard.press('ArrowDown');
+  await page.keyboard.press('End');
+  await page.keyboard.type('  # changed');
+  await sin.click();
+  await expect(page.locator('[data-testid="graph-node"].active')).toHaveCount(1);
+  await expect(linked).toHaveCount(0);
+  await sin.hover();
+  await expect(page.getByTestId('graph-tooltip')).toContainText(
+    'line 5 in f when run 1 ran (changed since)',
+  );
 });
 
 test('text printed before an exception appears before the traceback', async ({

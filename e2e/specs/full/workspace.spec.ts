@@ -1,8 +1,10 @@
 /**
  * Work is kept (issue 14): the editor's code, settings and example survive a reload, the example
- * can be restored, a share link asks before replacing unsaved edits, and a missing or damaged
- * share says what happened and offers the empty playground. Real backend (share store, examples).
+ * can be restored, a share link asks before replacing unsaved edits (and opened in another tab
+ * replaces nothing of this one's), a missing or damaged share says what happened and offers the
+ * empty playground, and Escape then Tab leaves the editor. Real backend (share store, examples).
  */
+import { PlaygroundPage } from '../../support/PlaygroundPage';
 import { expect, test } from '../../support/fixtures';
 
 test('reload keeps the edited code, the settings and the example; Restore brings it back', async ({
@@ -33,22 +35,37 @@ test('reload keeps the edited code, the settings and the example; Restore brings
   await expect(page.getByTestId('restore-example')).toHaveCount(0);
 });
 
-test('a share link asks before it replaces unsaved edits', async ({ playground: pg, page }) => {
+test('a share link asks before it replaces unsaved edits, in this tab or another', async ({
+  playground: pg,
+  page,
+  context,
+}) => {
   await pg.open();
   const shared = 'print("from a share")\n';
   const res = await page.request.post('/api/share', { data: { code: shared, settings: {} } });
   const { url } = await res.json();
-  await pg.setCode('print("my unsaved work")\n');
+  const mine = 'print("my unsaved work")\n';
+  await pg.setCode(mine);
   await page.goto(url);
   await expect(page.getByTestId('share-dialog')).toBeVisible();
   await page.getByTestId('share-keep').click();
-  expect(await pg.code()).toBe('print("my unsaved work")\n');
+  expect(await pg.code()).toBe(mine);
   await expect(page).toHaveURL(/\/$/); // handled: a reload shows the kept work
 
-  await page.goto(url);
-  await page.getByTestId('share-open').click();
-  await expect.poll(() => pg.code()).toBe(shared);
-  await expect(pg.status).toHaveAttribute('data-state', 'done'); // opening a link runs it
+  // The link opened in a second tab asks too (it opens with the latest work); opened there, it
+  // replaces nothing of this tab's, nor the work a new tab starts from.
+  const other = await context.newPage();
+  const second = new PlaygroundPage(other);
+  await other.goto(url);
+  await other.getByTestId('share-open').click();
+  await expect.poll(() => second.code()).toBe(shared);
+  await expect(second.status).toHaveAttribute('data-state', 'done'); // opening a link runs it
+  await page.reload();
+  await pg.connected();
+  expect(await pg.code()).toBe(mine);
+  const third = new PlaygroundPage(await context.newPage());
+  await third.open();
+  expect(await third.code()).toBe(mine);
 });
 
 test('a bad share id or a damaged #code= link says so and offers the empty playground', async ({
@@ -73,4 +90,25 @@ test('a bad share id or a damaged #code= link says so and offers the empty playg
   await page.keyboard.press('Escape');
   await expect(page.getByTestId('share-dialog')).toBeHidden();
   expect(await pg.code()).toBe('print("mine")\n');
+});
+
+test('Tab indents in the editor, and Escape then Tab moves focus out of it', async ({
+  playground: pg,
+  page,
+}) => {
+  await pg.open();
+  await expect(page.getByTestId('editor-hint')).toContainText('Esc then Tab leaves the editor');
+  const content = page.getByTestId('editor-content');
+  await content.click();
+  await page.keyboard.press('Control+End');
+  await page.keyboard.press('Tab');
+  await expect(content).toBeFocused(); // Tab alone indents
+  expect(await pg.code()).toMatch(/\n {4}$/);
+  await page.keyboard.press('Escape');
+  await page.keyboard.press('Tab');
+  await expect(content).not.toBeFocused();
+  const inEditor = await page.evaluate(
+    () => !!document.activeElement?.closest('[data-testid="editor"]'),
+  );
+  expect(inEditor).toBe(false);
 });

@@ -10,6 +10,7 @@ import {
   bracketMatching,
   HighlightStyle,
   indentOnInput,
+  indentUnit,
   syntaxHighlighting,
 } from '@codemirror/language';
 import {
@@ -175,6 +176,7 @@ export class PythonEditor {
         bracketMatching(),
         highlightActiveLine(),
         python(),
+        indentUnit.of('    '), // Python's four spaces (Tab and the indent after a colon)
         syntaxHighlighting(highlight),
         theme,
         marksField,

@@ -1,6 +1,7 @@
 /**
  * Keeps the person's work across reloads (persist.ts): the editor's code, the run settings, the
- * example it came from and its origin, saved shortly after every change. Also holds what the
+ * example it came from and its origin, saved shortly after every change, for this tab and as the
+ * browser's latest work. Also holds what the
  * page asks or tells about a shared link: a share that would replace unsaved edits waits here
  * for the person's answer, and a share that failed to open is described here.
  */
@@ -11,7 +12,9 @@ import {
   browserStorage,
   hasUnsavedEdits,
   loadWork,
+  mayReplaceLatest,
   saveWork,
+  tabStorage,
   type ExampleRef,
   type SavedWork,
   type StorageLike,
@@ -37,14 +40,17 @@ export class Keeper {
   storable = $state(true);
 
   #timer: ReturnType<typeof setTimeout> | null = null;
-  #last: SavedWork | null = null;
 
-  constructor(private storage: StorageLike | null = browserStorage()) {}
+  constructor(
+    /** The browser's latest work (what a new tab opens with). */
+    private storage: StorageLike | null = browserStorage(),
+    /** This tab's own work (what a reload of the tab brings back). */
+    private tab: StorageLike | null = tabStorage(),
+  ) {}
 
-  /** What was saved by an earlier visit, if anything. */
+  /** What this tab saved before a reload, else the browser's latest work, if anything. */
   load(): SavedWork | null {
-    this.#last = loadWork(this.storage);
-    return this.#last;
+    return loadWork(this.tab) ?? loadWork(this.storage);
   }
 
   /** Unsaved edits in `code` (compared with the origin). */
@@ -65,8 +71,10 @@ export class Keeper {
     };
     const write = () => {
       this.#timer = null;
-      this.storable = saveWork(this.storage, work);
-      this.#last = work;
+      const kept = saveWork(this.tab, work);
+      const latest = loadWork(this.storage);
+      this.storable =
+        (mayReplaceLatest(latest, work) ? saveWork(this.storage, work) : latest !== null) || kept;
     };
     if (now) write();
     else this.#timer = setTimeout(write, SAVE_DELAY_MS);

@@ -3,12 +3,14 @@ import {
   cleanSettings,
   hasUnsavedEdits,
   loadWork,
+  mayReplaceLatest,
   parseWork,
   saveWork,
   shareOpening,
   WORK_KEY,
   type SavedWork,
 } from './persist';
+import { Keeper } from './keeper.svelte';
 
 class MapStorage {
   map = new Map<string, string>();
@@ -71,5 +73,45 @@ describe('persist', () => {
     expect(shareOpening(work(), 'print(1)\n')).toBe('open');
     expect(shareOpening(work({ origin: 'print(1)\n' }), 'other()')).toBe('open');
     expect(shareOpening(null, 'other()')).toBe('open');
+  });
+});
+
+describe('work kept per tab and as the browser latest', () => {
+  const settings = {
+    enable_x64: false,
+    timeout_s: 10,
+    compile: true,
+    max_cards: 32,
+    loop_iterations: 64,
+  };
+
+  it('a reload brings back the tab its own work; a new tab opens the latest', () => {
+    const shared = new MapStorage();
+    const tabA = new Keeper(shared, new MapStorage());
+    tabA.origin = 'start\n';
+    tabA.schedule('mine\n', settings, true);
+    // A second tab opens with A's work, and opens a share (no edits of its own) over it.
+    const tabBStore = new MapStorage();
+    const tabB = new Keeper(shared, tabBStore);
+    expect(tabB.load()?.code).toBe('mine\n');
+    tabB.origin = 'shared()\n';
+    tabB.schedule('shared()\n', settings, true);
+    expect(new Keeper(shared, tabBStore).load()?.code).toBe('shared()\n'); // B reloaded
+    expect(new Keeper(shared, new MapStorage()).load()?.code).toBe('mine\n'); // a new tab
+    expect(tabA.storable && tabB.storable).toBe(true);
+    // B's own edits are work of their own: they become the latest.
+    tabB.schedule('shared() + edit\n', settings, true);
+    expect(new Keeper(shared, new MapStorage()).load()?.code).toBe('shared() + edit\n');
+  });
+
+  it('unsaved edits give way only to other edits or to the same code', () => {
+    const edited = work();
+    expect(mayReplaceLatest(edited, work({ code: 'x', origin: 'x' }))).toBe(false);
+    expect(mayReplaceLatest(edited, work({ code: 'y' }))).toBe(true);
+    expect(mayReplaceLatest(edited, work({ origin: 'print(1)\n' }))).toBe(true); // shared now
+    expect(mayReplaceLatest(work({ origin: 'print(1)\n' }), work({ code: 'x', origin: 'x' }))).toBe(
+      true,
+    );
+    expect(mayReplaceLatest(null, work({ code: 'x', origin: 'x' }))).toBe(true);
   });
 });

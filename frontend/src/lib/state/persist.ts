@@ -4,6 +4,11 @@
  * program, an example, a share link; or as last shared). Code that differs from its origin is
  * unsaved work, which a share link may not overwrite without asking.
  *
+ * Two slots: this tab's (sessionStorage, so a reload always brings back the tab's own work, whatever
+ * other tabs did meanwhile) and the browser's latest (localStorage, what a new tab opens with).
+ * The latest slot's unsaved edits are never replaced by a program that has none of its own (an
+ * opened share or example in another tab), so they stay for the next visit.
+ *
  * Pure apart from the Storage passed in (tests use a Map-backed one); reading is defensive, as
  * another version of the page or the person may have left anything under the key.
  */
@@ -101,6 +106,11 @@ export function hasUnsavedEdits(work: Pick<SavedWork, 'code' | 'origin'> | null)
   return !!work && work.code.trim() !== '' && work.code !== work.origin;
 }
 
+/** May `work` take the browser's latest slot from `stored`? Not unsaved edits for unedited code. */
+export function mayReplaceLatest(stored: SavedWork | null, work: SavedWork): boolean {
+  return !hasUnsavedEdits(stored) || hasUnsavedEdits(work) || stored!.code === work.code;
+}
+
 /** Opening a shared program: replace the editor at once, or ask first. */
 export function shareOpening(
   work: Pick<SavedWork, 'code' | 'origin'> | null,
@@ -113,6 +123,15 @@ export function shareOpening(
 export function browserStorage(): StorageLike | null {
   try {
     return typeof localStorage !== 'undefined' ? localStorage : null;
+  } catch {
+    return null;
+  }
+}
+
+/** This tab's sessionStorage (kept across reloads of the tab), or null where it is blocked. */
+export function tabStorage(): StorageLike | null {
+  try {
+    return typeof sessionStorage !== 'undefined' ? sessionStorage : null;
   } catch {
     return null;
   }

@@ -167,11 +167,14 @@ export class Session {
     return this.runs.find((r) => r.id === id) ?? null;
   }
 
+  /** Add a run to the log, dropping the oldest finished ones, never the run whose cards show. */
   #keep(run: Run) {
     const runs = [...this.runs, run];
-    while (runs.length > MAX_RUNS && runs[0].finished) runs.shift();
+    for (let i = 0; runs.length > MAX_RUNS && i < runs.length - 1;) {
+      if (runs[i].finished && runs[i].seq !== this.viewedSeq) runs.splice(i, 1);
+      else i++;
+    }
     this.runs = runs;
-    if (this.viewed === null && this.viewedSeq !== null) this.viewedSeq = null;
   }
 
   #send(run: Run): boolean {

@@ -212,6 +212,24 @@ describe('Session run log', () => {
     expect(s.runs[0].seq).toBe(3);
   });
 
+  it('never drops the run whose cards are shown, however many card-less runs follow', () => {
+    const { s } = setup();
+    s.run();
+    const first = s.current!;
+    s.handle(
+      env(first.id!, { type: 'trace_card', run_id: first.id!, card: syntheticCard({ eqns: 1 }) }),
+    );
+    s.handle(reply(first.id!, true));
+    for (let i = 0; i < MAX_RUNS + 2; i++) {
+      s.run();
+      s.handle(reply(s.runId!, true));
+    }
+    expect(s.viewed).toBe(first);
+    expect(s.cards).toHaveLength(1);
+    expect(s.runs).toHaveLength(MAX_RUNS);
+    expect(s.runs.map((r) => r.seq)).toEqual([1, 5, 6, 7, 8]);
+  });
+
   it('turns display messages into images in order with the text', () => {
     const { s } = setup();
     s.run();

@@ -134,6 +134,20 @@ export class Workspace {
     return cachedLineMap(run.code, this.session.code).toNew(line);
   }
 
+  /**
+   * How panes name a line of the viewed run's program (`where`: e.g. " in f"): its editor line,
+   * re-mapped across edits, or that the line has changed since the run.
+   */
+  lineLabel(line: number, where = ''): string {
+    const run = this.session.viewed;
+    if (!run || run.code === this.session.code) return `line ${line}${where}`;
+    const to = this.editorLine(line, run);
+    if (to === null) return `line ${line}${where} when run ${run.seq} ran (changed since)`;
+    return to === line
+      ? `line ${line}${where}`
+      : `line ${to}${where} (line ${line} in run ${run.seq})`;
+  }
+
   /** Put the editor's cursor on an editor line (and pin it in every pane, if it is linked). */
   jumpTo(line: number) {
     this.selection.pinLine(this.runLine(line));
