@@ -799,6 +799,10 @@ def test_device_put_as_jax():
     same(lambda jx, n: jx.device_put({"a": 1.0, "b": np.arange(3, dtype=np.int64), "c": True}))
     same(lambda jx, n: jx.device_put(n.arange(3.0), jx.devices()[0]))
     same(lambda jx, n: jx.device_put(2))
+    # strided and broadcast views (copied to contiguous memory first)
+    same(lambda jx, n: jx.device_put(np.arange(24.0).reshape(4, 6)[::2, ::-1]))
+    same(lambda jx, n: jx.device_put(np.broadcast_to(np.float32(3), (2, 3))))
+    same(lambda jx, n: jx.jit(lambda a: a * 2)(np.arange(12).reshape(3, 4).T))
     x = didax.device_put(np.arange(3.0, dtype=np.float32))
     assert isinstance(x, didax.Array) and x.devices() == {didax.devices()[0]}
     assert didax.device_get(x).tolist() == [0.0, 1.0, 2.0]

@@ -236,6 +236,9 @@ def _select_args(n_cases, which_dtype, which_scalar=False):
 
 
 rec("select_n_bool", ("select_n",), lax_fn("select_n"), ALL, kinds=_select_args(2, b1))
+# large enough for the eager branch-free bit select (>= 4096 elements)
+rec("select_n_bool_large", ("select_n",), lax_fn("select_n"), ALL, shapes=[((64, 80),) * 3],
+    kinds=_select_args(2, b1), modes=("eval", "vjp"))
 rec("select_n_int", ("select_n",), lax_fn("select_n"), (f32, i32, c64),
     kinds=_select_args(3, i32))
 rec("select_n_scalar_which", ("select_n",), lax_fn("select_n"), (f32, i32),

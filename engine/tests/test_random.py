@@ -255,6 +255,28 @@ def test_samplers(f):
     assert_same(f)
 
 
+def test_eager_samplers_draw_flat_and_share_programs(monkeypatch):
+    """Eagerly, uniform/normal/truncated_normal of any shape draw a flat, power-of-two sized
+    sample and cut it (the same bits as JAX's, which samples the shape itself): parameter
+    initialization compiles one program per sampler, not one per shape."""
+    from didax._src import xla_backend
+
+    compiled = []
+    real = xla_backend.compile
+    monkeypatch.setattr(xla_backend, "compile", lambda *a, **k: compiled.append(1) or real(*a, **k))
+    shapes = [(3, 3, 1, 7), (5, 11), (13,), (1, 1, 1, 3)]
+    for sample in (lambda m, n, s: m.random.truncated_normal(K(m, 3), -2.0, 2.0, s),
+                   lambda m, n, s: m.random.normal(K(m, 3), s, n.float16),
+                   lambda m, n, s: m.random.uniform(L(m, 3), s, minval=-1.0, maxval=0.5)):
+        compiled.clear()
+        assert_same(lambda m, n, sample=sample: [sample(m, n, s) for s in shapes])
+        assert len(compiled) <= 1, len(compiled)
+    # under a trace the sampler is staged for the shape itself, as JAX stages it
+    assert_same(lambda m, n: m.jit(lambda k: m.random.normal(k, (2, 3)))(K(m, 3)))
+    assert_same(lambda m, n: m.vmap(lambda k: m.random.normal(k, (2, 3)))(
+        m.random.split(K(m, 3), 2)))
+
+
 # Rejection sampling in while loops: slow to compile, so a few representative cases.
 GAMMA_CASES = {
     "gamma": lambda m, n: m.random.gamma(K(m, 4), 2.0, (5,)),

@@ -87,7 +87,7 @@ def custom_vjp_fn(top, jnp, calls=None):
 
 
 # name: (builder(top, jnp, lax) -> f, args, expected [(kind, primitive name)])
-EACH, JOINT, PW, LIN = "each", "joint", "pointwise", "linearized"
+EACH, JOINT, PW, LIN, PULL = "each", "joint", "pointwise", "linearized", "pullback"
 KINDS = {
     "mul": (lambda t, n, l: l.mul, (x3, y3), [(EACH, "mul")]),
     "mul_scalar": (lambda t, n, l: l.mul, (x3, F32(2.0)), [(EACH, "mul")]),
@@ -113,7 +113,14 @@ KINDS = {
     "complex_abs": (lambda t, n, l: n.abs, (z3,), [(LIN, None)]),
     "complex_mul": (lambda t, n, l: l.mul, (z3, z3[::-1]), [(EACH, "mul")]),
     "div_by_scalar": (lambda t, n, l: l.div, (x3, F32(2.0)), [(LIN, None)]),
-    "reduce_max": (lambda t, n, l: n.max, (x3,), [(LIN, None)]),
+    "reduce_max": (lambda t, n, l: n.max, (x3,), [(PULL, "reduce_max")]),
+    "reduce_min_ties": (lambda t, n, l: lambda a: n.min(a, axis=1), (m23.round(),),
+                        [(PULL, "reduce_min")]),
+    "max_pool": (lambda t, n, l: lambda a: l.reduce_window(
+        a, -np.inf, l.max, (2, 2), (1, 2), ((0, 1), (0, 0))), (m23.round(),),
+        [(PULL, "reduce_window_max")]),
+    "min_pool": (lambda t, n, l: lambda a: l.reduce_window(a, np.inf, l.min, (3,), (3,), "SAME"),
+                 (x3,), [(PULL, "reduce_window_min")]),
     "cond": (lambda t, n, l: lambda a: l.cond(True, n.sin, n.cos, a), (x3,), [(LIN, None)]),
     "scan": (lambda t, n, l: lambda a: l.scan(lambda c, v: (c * v, c), F32(1.0), a)[0], (x3,),
              [(LIN, None)]),

@@ -153,6 +153,42 @@ def test_eager_equals_jit_and_jax_exactly():
     assert np.array_equal(got, want)
 
 
+# (shape, window, strides, padding): windows that never overlap (pooling's usual case,
+# lowered as elementwise code) and one overlapping case (XLA's select_and_scatter)
+SCATTER_CASES = [((4, 6, 6, 3), (1, 2, 2, 1), (1, 2, 2, 1), ((0, 0),) * 4),
+                 ((2, 7, 5, 3), (1, 3, 2, 1), (1, 3, 3, 1), ((0, 0), (1, 1), (0, 2), (0, 0))),
+                 ((9,), (3,), (3,), ((0, 0),)),
+                 ((2, 6, 6, 2), (1, 2, 2, 1), (1, 1, 1, 1), ((0, 0),) * 4)]
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.int32])
+@pytest.mark.parametrize("case", range(len(SCATTER_CASES)))
+def test_select_and_scatter_add_bitwise(case, dtype):
+    """Each window's first extremum in XLA's visiting order receives its cotangent: ties,
+    NaN (which ge/le never keep), -0.0 and padding, eagerly and under jit, as JAX."""
+    from didax._src.lax import lax as dlax
+    from didax._src.lax import windowed_reductions as wr
+    from jax._src.lax.windowed_reductions import _select_and_scatter_add
+
+    shape, window, strides, pad = SCATTER_CASES[case]
+    rng = np.random.default_rng(case)
+    x = np.round(rng.standard_normal(shape) * 2).astype(dtype)
+    out = [(d + lo + hi - w) // s + 1 for d, (lo, hi), w, s in zip(shape, pad, window, strides)]
+    src = (rng.standard_normal(out) * 4).astype(dtype)
+    if dtype == np.float32:
+        x.flat[rng.integers(0, x.size, 3)] = np.nan
+        src.flat[0] = -0.0
+    for sel in ("ge", "le"):
+        def f(s, o, sel=sel):
+            return wr.select_and_scatter_add_p.bind(
+                s, o, select_prim=getattr(dlax, f"{sel}_p"), window_dimensions=window,
+                window_strides=strides, padding=pad)
+        want = np.asarray(jax.jit(lambda s, o, sel=sel: _select_and_scatter_add(
+            s, o, getattr(jax.lax, f"{sel}_p"), window, strides, pad))(src, x))
+        assert np.asarray(f(src, x)).tobytes() == want.tobytes()
+        assert np.asarray(didax.jit(f)(src, x)).tobytes() == want.tobytes()
+
+
 @pytest.mark.parametrize("build,args", [
     (lambda l: lambda x: l.reduce_window(x, 0.0, l.add, (2, 2), (1, 1), "VALID"),
      (np.ones((3, 4, 5), np.float32),)),

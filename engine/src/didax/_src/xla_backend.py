@@ -141,6 +141,8 @@ _put_avals: dict = {}
 def device_put(x: np.ndarray, device=None):
     """A device buffer (jaxlib ArrayImpl) holding a copy of host array x."""
     x = np.asarray(x)
+    if not x.flags.c_contiguous:  # (jaxlib copies strided views element by element: a
+        x = np.ascontiguousarray(x)  # broadcast 800 KB view takes 0.5 ms, NumPy 20 us)
     dev = device or default_device()
     key = (x.shape, x.dtype)
     aval = _put_avals.get(key)

@@ -10,6 +10,9 @@ derived from rules `ad` already owns, never written a second time:
 - a pointwise primitive whose JVP is one function per argument (`ad.defjvp`) is pulled back
   by the same functions applied to the cotangent, for real floating types: the derivative
   of a pointwise map is diagonal, hence its own transpose;
+- a primitive with a rule in `pullbacks` (the transpose of its JVP's linear part, written
+  once where the primitive is declared: max pooling's is `select_and_scatter_add`) is
+  pulled back by that rule, and only if a cotangent reaches it;
 - anything else (control flow, custom rules, complex or broadcasting pointwise cases, ...)
   is linearized on the spot by `ad.linearize_flat`, the general path, and the pullback of
   that small linear jaxpr is kept on the tape.
@@ -37,6 +40,12 @@ _POINTWISE = "pointwise"
 # and sums.
 ACTIVE = [0]
 _LINEARIZED = "linearized"
+_PULLBACK = "pullback"
+
+# prim -> rule(ct, ans, *primals, **params) -> one cotangent per primal (None: none), for
+# primitives whose JVP is nonlinear in the primal but whose pullback is known in closed form
+# (the choosers: max pooling, reduce_max); it must equal linearize-then-transpose exactly.
+pullbacks: dict = {}
 
 
 class TapeTracer(ad.DifferentiatedTracer):
@@ -177,6 +186,8 @@ def _kind_of(primitive):
         pass
     if primitive in ad.zero_jvp:
         kind = _UNTRACKED
+    elif primitive in pullbacks:
+        kind = _PULLBACK
     elif primitive.multiple_results:
         kind = None
     elif primitive in ad.linearity:
@@ -279,6 +290,8 @@ def backward(nodes: list, nslots: int, out_slots: Sequence[int | None],
             _pull_pointwise(prim, params, primals, ans, slots, c, ct)
         elif kind == "each":
             _pull_each(prim, params, primals, slots, c, ct)
+        elif kind is _PULLBACK:
+            _accumulate_all(ct, slots, pullbacks[prim](c, ans, *primals, **params))
         else:
             _accumulate_all(ct, slots, ad.primitive_transposes[prim](
                 c, *_joint_args(primals, slots), **params))

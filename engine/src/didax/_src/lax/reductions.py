@@ -17,7 +17,7 @@ import numpy as np
 
 from didax._src import core, dtypes
 from didax._src.core import ShapedArray
-from didax._src.interpreters import ad, batching, lowering
+from didax._src.interpreters import ad, batching, lowering, tape
 from didax._src.interpreters.ad import Zero
 from didax._src.interpreters.lowering import i64_array
 from didax._src.lax import lax, shapes
@@ -143,6 +143,22 @@ reduce_min_p = def_primitive(
     jvp=None, transpose=NONLINEAR, batch=None, lower=_reduce_lower("min", "stablehlo.minimum"))
 ad.primitive_jvps[reduce_max_p] = _chooser_jvp(reduce_max_p)
 ad.primitive_jvps[reduce_min_p] = _chooser_jvp(reduce_min_p)
+
+
+def _chooser_pullback(ct, ans, x, *, axes):
+    """The eager tape's pullback of reduce_max/min: the chooser JVP's linear part
+    (average over the extremum's locations) transposed, as linearize would transpose it."""
+    shape = np.shape(x)
+    kept_shape = tuple(1 if i in axes else d for i, d in enumerate(shape))
+    dtype = core.get_aval(ct).dtype
+    loc = lax.convert_element_type(lax.eq(x, shapes.reshape(ans, kept_shape)), dtype)
+    ct = lax.div(ct, reduce_sum(loc, axes))
+    ct = shapes.broadcast_in_dim(ct, shape, _kept_dims(len(shape), axes))
+    return [lax.mul(ct, loc)]
+
+
+tape.pullbacks[reduce_max_p] = _chooser_pullback
+tape.pullbacks[reduce_min_p] = _chooser_pullback
 batching.defreducer(reduce_max_p)
 batching.defreducer(reduce_min_p)
 

@@ -59,11 +59,33 @@ def _select_n_abstract_eval(which, *cases):
     return ShapedArray(cases[0].shape, cases[0].dtype, all(c.weak_type for c in cases))
 
 
+_UINT_OF_SIZE = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
+
+
 def _select_n_impl(which, *cases):
     if which.dtype == np.bool_:
-        return np.where(which, cases[1], cases[0]) if len(cases) > 1 else cases[0]
+        if len(cases) == 1:
+            return cases[0]
+        if which.size >= 4096 and which.shape == np.shape(cases[0]):
+            return _select_bits(which, *cases)
+        return np.where(which, cases[1], cases[0])
     idx = np.clip(which, 0, len(cases) - 1)
     return np.choose(idx, np.broadcast_arrays(*cases))
+
+
+def _select_bits(which, on_false, on_true):
+    """np.where without branches, for large boolean selects: on_false ^ ((on_true ^
+    on_false) & mask) on the bits (np.where mispredicts on a random mask, ~7x slower)."""
+    u = _UINT_OF_SIZE.get(on_false.dtype.itemsize)
+    if u is None or on_true.dtype != on_false.dtype:
+        return np.where(which, on_true, on_false)
+    mask = which.view(np.uint8).astype(u)
+    np.negative(mask, out=mask)  # 1 -> all ones
+    f = on_false.view(u)
+    out = np.bitwise_xor(on_true.view(u), f)
+    np.bitwise_and(out, mask, out=out)
+    np.bitwise_xor(out, f, out=out)
+    return out.view(on_false.dtype)
 
 
 def _select_n_jvp(primals, tangents):
