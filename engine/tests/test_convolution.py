@@ -50,6 +50,10 @@ CONFIGS = {
     "2d_dn_object": ((2, 4, 4, 3), (2, 2, 3, 5), dict(
         window_strides=(1, 1), padding=((1, 1), (0, 0)), dimension_numbers=(
             "dn", (0, 3, 1, 2), (3, 2, 0, 1), (0, 3, 1, 2)))),
+    "2d_one_feature_nhwc": ((3, 8, 7, 1), (3, 3, 1, 4), dict(
+        window_strides=(1, 1), padding="SAME", dimension_numbers=("NHWC", "HWIO", "NHWC"))),
+    "2d_one_feature_nchw_pads": ((2, 1, 6, 5), (3, 1, 2, 3), dict(
+        window_strides=(1, 1), padding=((2, 0), (1, 1)))),
     "3d_ndhwc": ((1, 5, 4, 6, 2), (2, 3, 2, 2, 3), dict(
         window_strides=(1, 2, 1), padding="SAME", rhs_dilation=(1, 1, 2),
         dimension_numbers=("NDHWC", "DHWIO", "NDHWC"))),
@@ -139,6 +143,35 @@ def test_eager_equals_jit_exactly():
     f = lambda x, w: _grouped(didax, x, w)  # noqa: E731
     assert np.array_equal(np.asarray(f(X, W)), np.asarray(didax.jit(f)(X, W)))
     assert np.array_equal(np.asarray(f(X, W)), np.asarray(_grouped(jax, X, W)))
+
+
+def test_one_feature_conv_runs_on_numpy_under_the_tape(monkeypatch):
+    """Eager reverse mode computes a one-feature input's convolution with NumPy (XLA's CPU
+    convolution is slow there): same values and gradients as JAX; plain eager code still
+    compiles it and equals jit bit for bit."""
+    from didax._src.lax import _conv_np
+    fits, seen = _conv_np._fits, []
+    monkeypatch.setattr(_conv_np, "_fits", lambda *a: seen.append(fits(*a)) or seen[-1])
+    rng = np.random.default_rng(3)
+    x, w = rng.standard_normal((4, 9, 8, 1), np.float32), rng.standard_normal((3, 2, 1, 5),
+                                                                             np.float32)
+
+    def loss(lib):
+        conv = lambda x, w: lib.lax.conv_general_dilated(  # noqa: E731
+            x, w, (1, 1), "SAME", dimension_numbers=("NHWC", "HWIO", "NHWC"))
+        return conv, lambda x, w: (lib.numpy.tanh(conv(x, w)) ** 2).sum()
+    conv, f = loss(didax)
+    conv_jax, f_jax = loss(jax)
+    value, grads = didax.value_and_grad(f, (0, 1))(x, w)
+    value_jax, grads_jax = jax.value_and_grad(f_jax, (0, 1))(x, w)
+    assert True in seen
+    np.testing.assert_allclose(value, value_jax, rtol=1e-5)
+    for g, gj in zip(grads, grads_jax):
+        np.testing.assert_allclose(g, gj, rtol=1e-4, atol=1e-5)
+    seen.clear()
+    assert np.array_equal(np.asarray(conv(x, w)), np.asarray(didax.jit(conv)(x, w)))
+    assert np.array_equal(np.asarray(conv(x, w)), np.asarray(conv_jax(x, w)))
+    assert not seen
 
 
 @pytest.mark.parametrize("build,args", [
