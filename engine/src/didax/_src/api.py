@@ -7,13 +7,14 @@ May import everything below it (core, interpreters, lax, tree_util, api_util).
 
 from __future__ import annotations
 
+import contextlib
 import functools
 from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
 
-from didax._src import core, dtypes, sharding
+from didax._src import core, dtypes, sharding, source_info
 from didax._src.api_util import (
     ShapeDtypeStruct,
     argnums_partial,
@@ -146,7 +147,8 @@ def jvp(fun: Callable, primals, tangents, has_aux: bool = False):
     flat_t = [Zero(core.get_aval(p).to_tangent_aval())
               if isinstance(t, np.ndarray) and t.dtype == dtypes.float0 else t
               for p, t in zip(flat_p, flat_t)]
-    p_out, t_out = ad.jvp_flat(flat_fun, flat_p, flat_t)
+    with _transform("jvp", fun):
+        p_out, t_out = ad.jvp_flat(flat_fun, flat_p, flat_t)
     out_tree = store["out_tree"]
     p_out = [_to_array(x) for x in p_out]
     t_out = [_to_array(x) for x in t_out]
@@ -162,7 +164,9 @@ def linearize(fun: Callable, *primals, has_aux: bool = False):
     aux_cell: dict = {}
     flat_fun, store = flatten_fun_nokwargs(_without_aux(fun, aux_cell) if has_aux else fun,
                                            in_tree)
-    p_out, lin, out_zeros, _ = ad.linearize_flat(flat_fun, flat_p)
+    prefix = len(source_info.current_name_stack())
+    with _transform("jvp", fun):
+        p_out, lin, out_zeros, _ = ad.linearize_flat(flat_fun, flat_p, prefix)
     out_tree = store["out_tree"]
     p_out = [_to_array(x) for x in p_out]
     out_avals = [core.get_aval(p).to_tangent_aval() for p in p_out]
@@ -179,6 +183,15 @@ def linearize(fun: Callable, *primals, has_aux: bool = False):
 
     out = tree_unflatten(out_tree, p_out)
     return (out, f_jvp, aux_cell["aux"]) if has_aux else (out, f_jvp)
+
+
+def _transform(name: str, fun_or_label):
+    """The name stack entry of a transformation (as JAX's `transform_name_stack`) while
+    something may be staged; nothing is recorded for eager evaluation, so none is made."""
+    if core.trace_ctx.trace is core.eval_trace:
+        return contextlib.nullcontext()
+    label = fun_or_label if isinstance(fun_or_label, str) else fun_name(fun_or_label)
+    return source_info.transform_name_stack(name, label)
 
 
 def _without_aux(fun, cell: dict):
@@ -202,20 +215,24 @@ def _primal_of(trace, x):
     return _to_array(x) if isinstance(x, (np.ndarray, np.generic)) else x
 
 
-def _vjp_flat(flat_fun, flat_p, use_tape: bool = True):
+def _vjp_flat(flat_fun, flat_p, use_tape: bool = True, label: str = ""):
     # Eagerly (no enclosing trace) grad's forward pass records a tape; under any trace, and
     # for `vjp` (whose pullback is a pytree of JAX's residuals), linearize + transpose stage
-    # the derivative as JAX does.
+    # the derivative as JAX does (name stacks `jvp`, then `transpose(jvp)` for the backward
+    # pass's equations).
     if use_tape and core.trace_ctx.trace is core.eval_trace:
         p_out, f_vjp = tape.vjp_flat(flat_fun, flat_p)
         residuals = list(flat_p)
     else:
-        p_out, f_vjp, lin = ad.vjp_flat(flat_fun, flat_p)
+        prefix = len(source_info.current_name_stack())
+        with _transform("jvp", label):
+            p_out, f_vjp, lin = ad.vjp_flat(flat_fun, flat_p, prefix)
         residuals = [*flat_p, *lin.consts]
     in_avals = [core.get_aval(p) for p in flat_p]
 
     def pullback(cts):
-        cts_in = f_vjp(cts)
+        with _transform("transpose", label):
+            cts_in = f_vjp(cts)
         return [_instantiate_ct(c, a) for c, a in zip(cts_in, in_avals)]
 
     # As a pytree the pullback's leaves are its residuals: inputs first, then the others in
@@ -240,7 +257,7 @@ def vjp(fun: Callable, *primals, has_aux: bool = False, reduce_axes=()):
     aux_cell: dict = {}
     flat_fun, store = flatten_fun_nokwargs(_without_aux(fun, aux_cell) if has_aux else fun,
                                            in_tree)
-    p_out, pullback = _vjp_flat(flat_fun, flat_p, use_tape=False)
+    p_out, pullback = _vjp_flat(flat_fun, flat_p, use_tape=False, label=fun_name(fun))
     out_tree = store["out_tree"]
     p_out = [_to_array(x) for x in p_out]
     out_avals = [core.get_aval(p).to_tangent_aval() for p in p_out]
@@ -315,7 +332,7 @@ def value_and_grad(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: boo
         aux_cell: dict = {}
         flat_fun, store = flatten_fun_nokwargs(
             _without_aux(f_partial, aux_cell) if has_aux else f_partial, in_tree)
-        p_out, pullback = _vjp_flat(flat_fun, flat_p)
+        p_out, pullback = _vjp_flat(flat_fun, flat_p, label=fun_name(fun))
         ans = tree_unflatten(store["out_tree"], [_to_array(x) for x in p_out])
         _check_scalar(ans)
         _check_output_dtype_grad(holomorphic, ans)
@@ -566,7 +583,8 @@ def vmap(fun: Callable, in_axes: Any = 0, out_axes: Any = 0, axis_name=None,
         size = _mapped_axis_size(fun, flat_args, flat_axes, paths, axis_size)
         flat_fun, store = flatten_fun(fun, in_tree)
         data = batching.AxisData(axis_name, size, spmd_axis_name)
-        outs, out_dims = batching.batch_flat(flat_fun, data, flat_args, flat_axes)
+        with _transform("vmap", fun):
+            outs, out_dims = batching.batch_flat(flat_fun, data, flat_args, flat_axes)
         out_tree = store["out_tree"]
         flat_out_axes = _flat_out_axes(out_axes, out_tree, outs)
         final = []

@@ -1,7 +1,7 @@
 """Smaller public APIs of the `jax` namespace built on the transformations:
 `saved_residuals`/`print_saved_residuals`, `fwd_and_bwd`, `custom_gradient`, `linear_transpose`,
-`ensure_compile_time_eval`, `named_scope`/`named_call`, `clear_caches`, and the
-process/backend queries of a single-process CPU runtime.
+`ensure_compile_time_eval`, `named_scope`/`named_call` (name stack scopes), `clear_caches`,
+and the process/backend queries of a single-process CPU runtime.
 
 May import everything below the transformations layer, and api.
 """
@@ -14,7 +14,7 @@ import inspect
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
-from didax._src import ad_checkpoint, api, core, dtypes
+from didax._src import ad_checkpoint, api, core, dtypes, source_info
 from didax._src.api_util import (
     argnums_partial,
     check_argnums,
@@ -285,16 +285,25 @@ def ensure_compile_time_eval() -> Iterator[None]:
 
 @contextlib.contextmanager
 def named_scope(name: str) -> Iterator[None]:
-    """`jax.named_scope`: accepted (didax records no name stack)."""
+    """`jax.named_scope`: equations staged inside carry `name` on their name stack (the
+    lowered ops' names, `jit(f)/name/mul`; the playground's groups)."""
     if not isinstance(name, str):
         raise TypeError("named_scope name argument must be a string.")
-    yield
+    with source_info.extend_name_stack(name):
+        yield
 
 
 def named_call(fun: Callable, *, name: str | None = None) -> Callable:
-    """`jax.named_call`: fun itself (didax stages no named call)."""
-    del name
-    return fun
+    """`jax.named_call`: fun, whose equations carry `name` (default: fun's name) on their
+    name stack, as under `named_scope` (JAX 0.10 stages no call equation either)."""
+    scope = name if name is not None else getattr(fun, "__name__", "named_call")
+
+    @functools.wraps(fun)
+    def named(*args, **kwargs):
+        with source_info.extend_name_stack(scope):
+            return fun(*args, **kwargs)
+
+    return named
 
 
 # ----------------------------------------------------------------------------------------

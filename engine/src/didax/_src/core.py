@@ -23,7 +23,15 @@ from didax._src.errors import (
     TracerBoolConversionError,
     TracerIntegerConversionError,
 )
-from didax._src.source_info import SourceInfo
+from didax._src.source_info import (  # noqa: F401 - re-exported: core is where they are used
+    SourceInfo,
+    current_source_info,
+    rebind_hook,
+    source_info_override,
+    src_override,
+    tag_context,
+    tag_state,
+)
 from didax._src.tracer_errors import (  # noqa: F401 - part of core's API
     _long_type,
     _where_msg,
@@ -798,6 +806,9 @@ def eval_jaxpr(jaxpr: Jaxpr, consts: Sequence[Any], *args, propagate_source_info
         raise TypeError(f"eval_jaxpr: expected {len(jaxpr.invars)} args, got {len(args)}")
     for v, x in zip(jaxpr.invars, args):
         env[v] = x
+    hook = rebind_hook.fn
+    if hook is not None:
+        hook(jaxpr.invars, args)
     for eqn in jaxpr.eqns:
         invals = [a.val if type(a) is Literal else env[a] for a in eqn.invars]
         if eqn.tag is not None:
@@ -806,6 +817,11 @@ def eval_jaxpr(jaxpr: Jaxpr, consts: Sequence[Any], *args, propagate_source_info
         elif propagate_source_info and eqn.source_info is not None:
             with source_info_override(eqn.source_info):
                 ans = eqn.primitive.bind(*invals, **eqn.params)
+        elif eqn.source_info is not None and eqn.source_info.name_stack:
+            # inlined: the caller's location, the equation's own name stack
+            with source_info.set_name_stack(source_info._ctx.name_stack +
+                                            eqn.source_info.name_stack):
+                ans = eqn.primitive.bind(*invals, **eqn.params)
         else:
             ans = eqn.primitive.bind(*invals, **eqn.params)
         if eqn.primitive.multiple_results:
@@ -813,7 +829,11 @@ def eval_jaxpr(jaxpr: Jaxpr, consts: Sequence[Any], *args, propagate_source_info
                 env[v] = x
         else:
             env[eqn.outvars[0]] = ans
+        if hook is not None:
+            hook(eqn.outvars, ans if eqn.primitive.multiple_results else [ans])
     return [a.val if type(a) is Literal else env[a] for a in jaxpr.outvars]
+
+
 
 
 def jaxpr_as_fun(closed: ClosedJaxpr) -> Callable:
@@ -821,69 +841,6 @@ def jaxpr_as_fun(closed: ClosedJaxpr) -> Callable:
         return eval_jaxpr(closed.jaxpr, closed.consts, *args)
 
     return fun
-
-
-class _SrcOverride:
-    __slots__ = ("info",)
-
-    def __init__(self):
-        self.info = None
-
-
-src_override = _SrcOverride()
-
-
-class source_info_override:
-    """While re-binding the equations of an existing jaxpr, new equations inherit the
-    original user location rather than a location inside didax."""
-
-    __slots__ = ("info", "prev")
-
-    def __init__(self, info: SourceInfo | None):
-        self.info = info
-
-    def __enter__(self):
-        self.prev = src_override.info
-        if self.prev is None:
-            src_override.info = self.info
-
-    def __exit__(self, *exc):
-        src_override.info = self.prev
-        return False
-
-
-class _TagState:
-    __slots__ = ("tag",)
-
-    def __init__(self):
-        self.tag = None
-
-
-tag_state = _TagState()
-
-
-class tag_context:
-    """Equations staged inside carry `tag` (the provenance of derived programs)."""
-
-    __slots__ = ("tag", "prev")
-
-    def __init__(self, tag):
-        self.tag = tag
-
-    def __enter__(self):
-        self.prev = tag_state.tag
-        tag_state.tag = self.tag
-
-    def __exit__(self, *exc):
-        tag_state.tag = self.prev
-        return False
-
-
-def current_source_info() -> SourceInfo | None:
-    info = src_override.info
-    if info is not None:
-        return info
-    return source_info.current()
 
 
 # ----------------------------------------------------------------------------------------

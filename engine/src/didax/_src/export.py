@@ -235,7 +235,7 @@ def _lower_module(closed: ClosedJaxpr, fun_name: str, platforms, arg_names=None,
                   result_infos=None) -> str:
     """StableHLO text: `main` computes the function; with several platforms it first takes
     the i32 platform index (a global constant) as the calling convention requires."""
-    module = lowering.ModuleBuilder(f"jit_{_sym(fun_name)}")
+    module = lowering.ModuleBuilder(f"jit_{_sym(fun_name)}", locations=False)
     if len(platforms) == 1:
         lowering.lower_function(module, "main", closed, public=True,
                                 result_infos=result_infos, arg_names=arg_names)

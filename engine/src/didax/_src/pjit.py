@@ -177,13 +177,19 @@ def _jit_lower(ctx, *args, jaxpr, name, donated_invars, keep_unused, inline):
     key = ("jit", id(jaxpr), ordered)
     sym = ctx.module.cache.get(key)
     if sym is None:
-        sym = lowering.lower_function(ctx.module, name, jaxpr, token_in=ordered)
+        sym = lowering.lower_function(ctx.module, name, jaxpr, token_in=ordered,
+                                      op_loc=ctx.fn.loc)
         ctx.module.cache[key] = sym
         ctx.module.cache[("keep", id(jaxpr))] = jaxpr
-    if not ordered:
-        return lowering.call_function(ctx, sym, args, ctx.avals_out)
-    outs = lowering.call_function(ctx, sym, [ctx.tokens.token, *args],
-                                  [core.abstract_token, *ctx.avals_out])
+    ambient = ctx.fn.loc
+    ctx.fn.loc = lowering.named_loc(ctx.fn, f"jit({name})", ctx.eqn)  # the call's, as JAX
+    try:
+        if not ordered:
+            return lowering.call_function(ctx, sym, args, ctx.avals_out)
+        outs = lowering.call_function(ctx, sym, [ctx.tokens.token, *args],
+                                      [core.abstract_token, *ctx.avals_out])
+    finally:
+        ctx.fn.loc = ambient
     ctx.tokens.token = outs[0]
     return outs[1:]
 
@@ -287,7 +293,7 @@ def _jit_staging(trace: pe.DynamicJaxprTrace, *args, **params):
     """jit(f, inline=True) stages f's equations in place (no jit equation), as JAX does."""
     if params["inline"] and type(trace) is pe.DynamicJaxprTrace:
         closed = params["jaxpr"]
-        return core.eval_jaxpr(closed.jaxpr, closed.consts, *args)
+        return core.eval_jaxpr(closed.jaxpr, closed.consts, *args, propagate_source_info=False)
     return trace.default_process_primitive(jit_p, args, params)
 
 
@@ -338,6 +344,7 @@ class XlaExecutable:
                          for a, lit in zip(out_avals, out_literals)
                          if lit is None and not isinstance(a, core.AbstractToken)]
         self.all_dynamic = all(lit is None for lit in out_literals)
+        self.locs = None  # the module's LocTable (which equation each location came from)
 
     def call(self, args) -> list:
         bufs = list(self.const_bufs)
@@ -378,10 +385,12 @@ def _from_buffer(buf, aval) -> Array:
 
 
 def compile_closed_jaxpr(closed: ClosedJaxpr, name: str, keep_unused: bool = False,
-                         result_infos: Sequence[str] | None = None) -> XlaExecutable:
+                         result_infos: Sequence[str] | None = None,
+                         arg_names: Sequence[str | None] | None = None) -> XlaExecutable:
     """Lowers and compiles closed: unused inputs dropped (unless keep_unused), concrete
     non-scalar constants hoisted to parameters, literal outputs returned directly.
-    result_infos: the outputs' names in the module (as Lowered.as_text shows them)."""
+    result_infos / arg_names: the outputs' / inputs' names in the module (as
+    Lowered.as_text shows them). The executable keeps the module's locations (`locs`)."""
     jaxpr = closed.jaxpr
     jaxpr, used = pe.dce_jaxpr(jaxpr, None, instantiate=keep_unused)
     kept = [i for i, u in enumerate(used) if u]
@@ -396,15 +405,20 @@ def compile_closed_jaxpr(closed: ClosedJaxpr, name: str, keep_unused: bool = Fal
     ordered = _has_ordered(jaxpr)
     if result_infos is not None:
         result_infos = [r for r, lit in zip(result_infos, out_literals) if lit is None]
+    if arg_names is not None:
+        arg_names = [None] * len(jaxpr.constvars) + [arg_names[i] for i in kept]
     module = lowering.lower_jaxpr_to_module(ClosedJaxpr(flat, ()), name=f"jit_{_sym(name)}",
-                                            ordered_effects=ordered, result_infos=result_infos)
+                                            ordered_effects=ordered, result_infos=result_infos,
+                                            fun_name=name, arg_names=arg_names)
     text = module.text()
     exe = _compile_cached(text, module.host_callbacks)
     const_bufs = [c._device_buffer() if isinstance(c, Array) else
                   xla_backend.device_put(np.asarray(c, v.aval.dtype))
                   for v, c in zip(jaxpr.constvars, consts)]
-    return XlaExecutable(exe, text, kept, const_bufs, closed.in_avals, closed.out_avals,
-                         out_literals, ordered)
+    out = XlaExecutable(exe, text, kept, const_bufs, closed.in_avals, closed.out_avals,
+                        out_literals, ordered)
+    out.locs = module.locs
+    return out
 
 
 def _literal_output(v):
@@ -442,9 +456,41 @@ def _compile_cached(text: str, host_callbacks):
     return exe
 
 
-def compiled_for_jaxpr(closed: ClosedJaxpr, name: str, keep_unused: bool) -> XlaExecutable:
+def compiled_for_jaxpr(closed: ClosedJaxpr, name: str, keep_unused: bool,
+                       arg_names=None, result_info=None) -> XlaExecutable:
+    """The executable of closed (once per jaxpr); arg_names / result_info name the
+    module's inputs and outputs as JAX does (each module's text is a compile cache key)."""
     return _memoized("compiled", closed, keep_unused,
-                     lambda: compile_closed_jaxpr(closed, name, keep_unused))
+                     lambda: compile_closed_jaxpr(closed, name, keep_unused, result_info,
+                                                  arg_names))
+
+
+def arg_names(wrapped, args, kwargs) -> list[str]:
+    """Per flat dynamic argument, the name JAX gives it (errors, the lowered module's
+    argument locations): the parameter's name (or `rest[i]` for the i-th extra positional
+    one) followed by the leaf's key path."""
+    from didax._src.tree_util import keystr, tree_flatten_with_path  # noqa: PLC0415
+
+    static = set(wrapped.static_argnums)
+    try:
+        params = list(inspect.signature(wrapped.fun).parameters.values())
+    except (TypeError, ValueError):
+        params = []
+    pos = [p.name for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    var = next((p.name for p in params if p.kind is p.VAR_POSITIONAL), "args")
+    named = [(pos[i] if i < len(pos) else f"{var}[{i - len(pos)}]", a)
+             for i, a in enumerate(args) if i not in static]
+    named += [(k, v) for k, v in kwargs.items() if k not in wrapped.static_argnames]
+    return [f"{base}{keystr(path)}" for base, a in named
+            for path, _ in tree_flatten_with_path(a)[0]]
+
+
+def result_infos(out_tree) -> list[str]:
+    """JAX's names of the outputs: `result` plus each leaf's key path."""
+    from didax._src.tree_util import keystr, tree_flatten_with_path  # noqa: PLC0415
+
+    dummy = tree_unflatten(out_tree, list(range(out_tree.num_leaves)))
+    return ["result" + keystr(path) for path, _ in tree_flatten_with_path(dummy)[0]]
 
 
 # ----------------------------------------------------------------------------------------
@@ -525,10 +571,12 @@ class JitWrapped:
         s_types = (tuple(type(v) for v in static_vals), tuple(type(v) for _, v in s_kw)
                    ) if static_vals or s_kw else ()
         key = (static_vals, s_kw, s_types, in_tree, in_avals)
-        entry = self._cache.get(key)
+        # The recorder traces anew (where the user's frames can be seen), into a cache of
+        # its own: calls with the same types still share one body, as under JAX.
+        cache = _fresh.cache.setdefault(id(self._cache), {}) if _fresh.depth else self._cache
+        entry = cache.get(key)
         if entry is None:
-            entry = self._cache[key] = self._make_entry(args, static, dict(s_kw), in_tree,
-                                                        in_avals)
+            entry = cache[key] = self._make_entry(args, static, dict(s_kw), in_tree, in_avals)
         return entry, flat, key
 
     def _make_entry(self, args, static, static_kw, in_tree, in_avals) -> _CacheEntry:
@@ -585,8 +633,9 @@ class JitWrapped:
                 not core.has_special(flat):
             exe = entry.executable
             if exe is None:
-                exe = entry.executable = compiled_for_jaxpr(entry.closed, self.name,
-                                                             self.keep_unused)
+                exe = entry.executable = compiled_for_jaxpr(
+                    entry.closed, self.name, self.keep_unused, arg_names(self, args, kwargs),
+                    result_infos(entry.out_tree))
             outs = exe.call(flat)
             if self.donate_argnums:
                 _delete_donated(flat, entry.donated)
@@ -601,7 +650,9 @@ class JitWrapped:
             return self._call(*args)
         entry, _, _ = self._trace(args, {})
         if entry.executable is None:
-            entry.executable = compiled_for_jaxpr(entry.closed, self.name, self.keep_unused)
+            entry.executable = compiled_for_jaxpr(entry.closed, self.name, self.keep_unused,
+                                                  arg_names(self, args, {}),
+                                                  result_infos(entry.out_tree))
         fast = self._fast[sig] = _make_fast(entry)
         return fast(leaves)
 
@@ -633,6 +684,29 @@ class JitWrapped:
 
     def _cache_size(self):
         return len(self._cache)
+
+
+class _Fresh:
+    def __init__(self):
+        self.depth = 0
+        self.cache: dict = {}  # id(a jit's own cache) -> {key: entry} while depth > 0
+
+
+_fresh = _Fresh()
+
+
+class fresh_traces:
+    """Within the block, jitted functions are traced again into a temporary cache instead
+    of reusing (or filling) their own, so their equations carry this trace's locations."""
+
+    def __enter__(self):
+        _fresh.depth += 1
+
+    def __exit__(self, *exc):
+        _fresh.depth -= 1
+        if _fresh.depth == 0:
+            _fresh.cache.clear()
+        return False
 
 
 def _argument_error(fun, args, dyn_kw, static, exc: Exception) -> Exception:

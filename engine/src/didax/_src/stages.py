@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from didax._src import xla_backend
+from didax._src import pjit, xla_backend
 from didax._src.api_util import ShapeDtypeStruct, shaped_abstractify
 from didax._src.core import ClosedJaxpr, Tracer
 from didax._src.interpreters import lowering
@@ -54,7 +54,7 @@ class Traced:
         self.in_tree = entry.in_tree
         self.out_tree = entry.out_tree
         self.fun_name = wrapped.name
-        self._arg_names = _arg_names(wrapped, args, kwargs)
+        self._arg_names = pjit.arg_names(wrapped, args, kwargs)
 
     @property
     def out_info(self):
@@ -85,27 +85,6 @@ def trace(wrapped, args, kwargs) -> Traced:
     return Traced(wrapped, entry, args, kwargs)
 
 
-def _arg_names(wrapped, args, kwargs) -> list[str]:
-    """Per flat dynamic argument, the name JAX's errors use: the parameter's name (or
-    `rest[i]` for the i-th extra positional one) followed by the leaf's key path."""
-    import inspect  # noqa: PLC0415
-
-    from didax._src.tree_util import tree_flatten_with_path  # noqa: PLC0415
-
-    static = set(wrapped.static_argnums)
-    try:
-        params = list(inspect.signature(wrapped.fun).parameters.values())
-    except (TypeError, ValueError):
-        params = []
-    pos = [p.name for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
-    var = next((p.name for p in params if p.kind is p.VAR_POSITIONAL), "args")
-    named = [(pos[i] if i < len(pos) else f"{var}[{i - len(pos)}]", a)
-             for i, a in enumerate(args) if i not in static]
-    named += [(k, v) for k, v in kwargs.items() if k not in wrapped.static_argnames]
-    return [f"{base}{keystr(path)}" for base, a in named
-            for path, _ in tree_flatten_with_path(a)[0]]
-
-
 def _strong_out_info(traced: Traced):
     """Output types once lowered: executables return strongly typed arrays (as JAX's
     Lowered/Compiled out_info say)."""
@@ -129,10 +108,14 @@ class Lowered:
         live = set(jaxpr.constvars)
         consts = [c for v, c in zip(closed.jaxpr.constvars, closed.consts) if v in live]
         self._ordered = any(getattr(e, "ordered", False) for e in jaxpr.effects)
+        arg_names = [n for i, n in enumerate(traced._arg_names) if used[i]] \
+            if len(traced._arg_names) == len(used) else None
         module = lowering.lower_jaxpr_to_module(ClosedJaxpr(jaxpr, consts),
                                                 name=f"jit_{_sym(traced.fun_name)}",
                                                 ordered_effects=self._ordered,
-                                                result_infos=_result_infos(traced.out_tree))
+                                                result_infos=pjit.result_infos(traced.out_tree),
+                                                arg_names=arg_names,
+                                                fun_name=traced.fun_name)
         self._module = module
         self._text = module.text()
         self.in_tree = traced.in_tree
@@ -151,11 +134,12 @@ class Lowered:
         return self._traced.args_info
 
     def as_text(self, dialect: str | None = None, *, debug_info: bool = False) -> str:
-        """The module in StableHLO's readable form (`dialect='hlo'`: unoptimized HLO)."""
+        """The module in StableHLO's readable form (`dialect='hlo'`: unoptimized HLO);
+        debug_info: with every op's location (name stack and Python call stack)."""
         if dialect == "hlo":
-            return _unoptimized_hlo(self._text)
+            return _unoptimized_hlo(self._text, debug_info)
         try:
-            return xla_backend.pretty_text(self._text)
+            return xla_backend.pretty_text(self._text, debug_info=debug_info)
         except Exception:
             return self._text
 
@@ -166,8 +150,6 @@ class Lowered:
         return self.compile().cost_analysis()
 
     def compile(self, compiler_options: dict[str, Any] | None = None) -> Compiled:
-        from didax._src import pjit  # noqa: PLC0415
-
         traced = self._traced
         callbacks = self._module.host_callbacks
         exe = (xla_backend.compile(self._text, callbacks) if callbacks
@@ -177,14 +159,6 @@ class Lowered:
         xla_exe = pjit.XlaExecutable(exe, self._text, self._kept, [], closed.in_avals,
                                      closed.out_avals, literals, self._ordered)
         return Compiled(traced, xla_exe)
-
-
-def _result_infos(out_tree) -> list[str]:
-    """JAX's names of the outputs: `result` plus each leaf's key path."""
-    from didax._src.tree_util import tree_flatten_with_path  # noqa: PLC0415
-
-    dummy = tree_unflatten(out_tree, list(range(out_tree.num_leaves)))
-    return ["result" + keystr(path) for path, _ in tree_flatten_with_path(dummy)[0]]
 
 
 def _sharding():
@@ -199,12 +173,18 @@ def _sym(name: str) -> str:
     return "".join(c if c.isalnum() or c == "_" else "_" for c in name) or "f"
 
 
-def _unoptimized_hlo(text: str) -> str:
-    from jaxlib import _jax  # noqa: PLC0415
+def _unoptimized_hlo(text: str, debug_info: bool = False) -> str:
+    """The module as unoptimized HLO text, with op metadata (names, source locations)
+    only when debug_info, as JAX prints it."""
+    from jaxlib import _hlo, _jax  # noqa: PLC0415
 
     comp = _jax.mlir.mlir_module_to_xla_computation(text, use_tuple_args=False,
                                                      return_tuple=False)
-    return comp.as_hlo_text()
+    if not debug_info:
+        return comp.as_hlo_text()
+    opts = _hlo.HloPrintOptions.short_parsable()
+    opts.print_metadata = True
+    return comp.as_hlo_module().to_string(opts)
 
 
 class Compiled:

@@ -224,8 +224,11 @@ def parse_module(text: str):
         return ir.Module.parse(text)
 
 
-def pretty_text(text: str) -> str:
-    """The module re-printed by MLIR in its readable (pretty) form."""
+def pretty_text(text: str, debug_info: bool = False) -> str:
+    """The module re-printed by MLIR in its readable (pretty) form, with locations when
+    debug_info (as JAX's `Lowered.as_text(debug_info=True)`)."""
     with _lock:
         module = parse_module(text)
-        return str(module)
+        if not debug_info:
+            return str(module)
+        return module.operation.get_asm(enable_debug_info=True)

@@ -386,10 +386,12 @@ def defbilinear(primitive: Primitive, lhs_rule: Callable, rhs_rule: Callable) ->
 # ----------------------------------------------------------------------------------------
 
 
-def linearize_flat(fun: Callable, primals: Sequence[Any]):
+def linearize_flat(fun: Callable, primals: Sequence[Any], stack_prefix: int = 0):
     """Returns (primals_out, linear ClosedJaxpr from input tangents to output tangents,
-    out_zeros: which output tangents are symbolically zero)."""
-    pe_trace = pe.JaxprTrace(core.trace_ctx.trace, "linearize")
+    out_zeros: which output tangents are symbolically zero). The linear program's
+    equations record the name stack without its first `stack_prefix` entries (the
+    caller's, as JAX's LinearizeTrace)."""
+    pe_trace = pe.JaxprTrace(core.trace_ctx.trace, "linearize", stack_prefix)
     jvp_trace = JVPTrace(pe_trace, tracer_cls=LinearizeTracer)
     tangents_in = [pe_trace.new_arg(get_aval(p).to_tangent_aval()) for p in primals]
     tracers = [LinearizeTracer(jvp_trace, p, t) for p, t in zip(primals, tangents_in)]
@@ -534,9 +536,9 @@ class _Both:
         return False
 
 
-def vjp_flat(fun: Callable, primals: Sequence[Any]):
+def vjp_flat(fun: Callable, primals: Sequence[Any], stack_prefix: int = 0):
     """Returns (primals_out, f_vjp) where f_vjp(cts_out) -> cts_in (Zeros kept symbolic)."""
-    primals_out, lin, out_zeros, _ = linearize_flat(fun, primals)
+    primals_out, lin, out_zeros, _ = linearize_flat(fun, primals, stack_prefix)
     in_avals = [get_aval(p).to_tangent_aval() for p in primals]
 
     def f_vjp(cts_out):

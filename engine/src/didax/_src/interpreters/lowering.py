@@ -5,9 +5,12 @@ A `ModuleBuilder` collects functions; a `FuncBuilder` emits operations in MLIR's
 XLA client parses directly — no Python MLIR objects on the hot path. Constants are spelled as
 hex over their raw bytes, exact for every dtype (NaN, ±Inf, -0.0, bf16, complex).
 
+Every op carries a location (interpreters/locations.py): the equation it was lowered from,
+its name stack and the user's call stack, as JAX's lowering writes them.
+
 Rule table owned here: `lowerings` (rule(ctx, *operands: Value, **params) -> Value | list);
 helpers `unary`, `binary`, `broadcast_to` and `compare` build most rules.
-May import core, util, dtypes.
+May import core, util, dtypes, source_info, interpreters.locations.
 """
 
 from __future__ import annotations
@@ -17,8 +20,10 @@ from typing import Any
 
 import numpy as np
 
-from didax._src import core, dtypes
+from didax._src import core, dtypes, source_info
 from didax._src.core import ClosedJaxpr, Jaxpr, Literal, Primitive
+from didax._src.interpreters.locations import UNKNOWN, LocTable, loc_suffix
+from didax._src.source_info import EMPTY_NAME_STACK, NameStack
 
 lowerings: dict[Primitive, Callable] = {}
 
@@ -83,8 +88,12 @@ class Value:
 class ModuleBuilder:
     """A module under construction: functions plus the host callbacks they call."""
 
-    def __init__(self, name: str = "jit_f", num_replicas: int = 1, num_partitions: int = 1):
+    def __init__(self, name: str = "jit_f", num_replicas: int = 1, num_partitions: int = 1,
+                 locations: bool = True):
         self.name = name
+        # None: no locations (single-equation modules compiled for eager evaluation, whose
+        # text is their cache key whatever line called them)
+        self.locs: LocTable | None = LocTable() if locations else None
         self.funcs: list[str] = []
         self.func_names: set[str] = set()
         self.host_callbacks: list[Callable] = []
@@ -110,17 +119,29 @@ class ModuleBuilder:
         attrs = (f"mhlo.num_partitions = {self.num_partitions} : i32, "
                  f"mhlo.num_replicas = {self.num_replicas} : i32")
         body = "\n".join(self.funcs)
-        return f"module @{self.name} attributes {{{attrs}}} {{\n{body}\n}}\n"
+        text = f"module @{self.name} attributes {{{attrs}}} {{\n{body}\n}}"
+        if self.locs is None:
+            return text + "\n"
+        return f"{self.locs.text()}{text} loc({UNKNOWN})\n"
 
 
 class FuncBuilder:
     """Emits the body of one function (or one region)."""
 
-    def __init__(self, module: ModuleBuilder, counter: list[int] | None = None, indent=4):
+    def __init__(self, module: ModuleBuilder, counter: list[int] | None = None, indent=4,
+                 parent: FuncBuilder | None = None):
         self.module = module
         self.lines: list[str] = []
         self.counter = counter if counter is not None else [0]
         self.indent = " " * indent
+        # where emitted ops are (a location alias) and the scope equations lowered here
+        # extend: (name stack, user traceback outermost first)
+        self.loc: str | None = parent.loc if parent is not None else None
+        # region arguments are at the bare primitive name (JAX builds regions in a cached,
+        # context-free function)
+        self.arg_loc: str | None = parent.arg_loc if parent is not None else None
+        self.scope: tuple[NameStack, tuple] = (
+            parent.scope if parent is not None else (EMPTY_NAME_STACK, ()))
 
     def fresh(self) -> str:
         self.counter[0] += 1
@@ -142,7 +163,8 @@ class FuncBuilder:
         reg = f" ({', '.join(regions)})" if regions else ""
         att = f" {{{attrs}}}" if attrs else ""
         outs = out_types[0] if len(out_types) == 1 else f"({', '.join(out_types)})"
-        self.lines.append(f'{self.indent}{lhs}"{name}"({ins}){reg}{att} : ({in_types}) -> {outs}')
+        self.lines.append(f'{self.indent}{lhs}"{name}"({ins}){reg}{att} : ({in_types}) -> {outs}'
+                          f'{loc_suffix(self.loc)}')
         if len(out_avals) == 1:
             return [Value(res, out_avals[0])]
         return [Value(f"{res}#{i}", a) for i, a in enumerate(out_avals)]
@@ -156,11 +178,12 @@ class FuncBuilder:
     def region(self, arg_avals: Sequence[Any], body: Callable[[FuncBuilder, list[Value]], list[Value]]
                ) -> str:
         """A region `{ ^bb0(args): ... stablehlo.return }` built by body(builder, args)."""
-        sub = FuncBuilder(self.module, self.counter, indent=len(self.indent) + 2)
+        sub = FuncBuilder(self.module, self.counter, indent=len(self.indent) + 2, parent=self)
         args = [Value(sub.fresh(), a) for a in arg_avals]
         outs = body(sub, args)
         sub.op("stablehlo.return", outs, [])
-        header = ", ".join(f"{a.name}: {ir_type(a.aval)}" for a in args)
+        header = ", ".join(f"{a.name}: {ir_type(a.aval)}{loc_suffix(self.arg_loc)}"
+                           for a in args)
         inner = "\n".join(sub.lines)
         return f"{{\n{self.indent}^bb0({header}):\n{inner}\n{self.indent}}}"
 
@@ -193,10 +216,31 @@ class TokenState:
         self.token = token
 
 
+# JAX lowers these primitives without its lowering cache; their ops' ambient location
+# carries an extra `primitive:` name (jax/_src/interpreters/mlir.py, jaxpr_subcomp)
+UNCACHED = frozenset({"jit", "custom_jvp_call", "custom_vjp_call", "pure_callback",
+                      "io_callback", "debug_callback"})
+
+
+class _Scope(tuple):
+    """A name stack entry made by the lowering itself (`while/body`, `branch_0_fun`)."""
+
+    __slots__ = ()
+    name = property(lambda self: self[0])
+    transform = False
+
+
 def lower_jaxpr_body(fn: FuncBuilder, jaxpr: Jaxpr, consts: Sequence[Any],
-                     args: Sequence[Value], tokens: TokenState | None = None) -> list[Value]:
-    """Emits jaxpr's equations into fn; returns the output values."""
+                     args: Sequence[Value], tokens: TokenState | None = None,
+                     scope_name: str | None = None) -> list[Value]:
+    """Emits jaxpr's equations into fn; returns the output values. The equations' name
+    stacks and tracebacks extend fn's scope (plus `scope_name`, as JAX names the bodies of
+    control flow); literals and constants are located where fn is."""
     env: dict = {}
+    ambient, scope0 = fn.loc, fn.scope
+    base_ns, base_tb = scope0
+    if scope_name:
+        base_ns = base_ns + (_Scope((scope_name,)),)
 
     def read(a):
         if type(a) is Literal:
@@ -210,35 +254,69 @@ def lower_jaxpr_body(fn: FuncBuilder, jaxpr: Jaxpr, consts: Sequence[Any],
         env[v] = fn.const(np.asarray(c) if not isinstance(c, np.ndarray) else c, aval)
     for v, x in zip(jaxpr.invars, args):
         env[v] = x
-    for eqn in jaxpr.eqns:
-        rule = lowerings.get(eqn.primitive)
-        if rule is None:
-            raise NotImplementedError(f"MLIR translation rule for primitive '{eqn.primitive}' "
-                                      "not found for platform cpu")
-        ins = [read(a) for a in eqn.invars]
-        ctx = RuleContext(fn, [a.aval for a in eqn.invars], [v.aval for v in eqn.outvars],
-                          eqn, tokens)
-        outs = rule(ctx, *ins, **eqn.params)
-        if not eqn.primitive.multiple_results:
-            outs = [outs]
-        for v, o in zip(eqn.outvars, outs):
-            env[v] = o
+    try:
+        for eqn in jaxpr.eqns:
+            ins = [read(a) for a in eqn.invars]
+            _enter_eqn(fn, eqn, base_ns, base_tb)
+            outs = _lower_eqn(fn, eqn, ins, tokens)
+            fn.loc = ambient
+            for v, o in zip(eqn.outvars, outs):
+                env[v] = o
+    finally:
+        fn.loc, fn.scope = ambient, scope0
     return [read(a) for a in jaxpr.outvars]
 
 
-def _quoted(name: str) -> str:
-    return '"' + name.replace("\\", "\\\\").replace('"', '\\"') + '"'
+def _enter_eqn(fn: FuncBuilder, eqn, base_ns: NameStack, base_tb: tuple) -> None:
+    """Sets fn's location and scope to eqn's."""
+    info = eqn.source_info
+    ns = base_ns + info.name_stack if info is not None else base_ns
+    tb = base_tb + info.traceback if info is not None else base_tb
+    fn.scope = (ns, tb)
+    locs = fn.module.locs
+    if locs is not None:
+        prefix = f"{eqn.primitive.name}:" if eqn.primitive.name in UNCACHED else ""
+        fn.loc = locs.eqn(eqn, ns, tb, prefix)
+        fn.arg_loc = locs.named(eqn.primitive.name, None)
+
+
+def _lower_eqn(fn: FuncBuilder, eqn, ins: list, tokens) -> list:
+    rule = lowerings.get(eqn.primitive)
+    if rule is None:
+        raise NotImplementedError(f"MLIR translation rule for primitive '{eqn.primitive}' "
+                                  "not found for platform cpu")
+    ctx = RuleContext(fn, [a.aval for a in eqn.invars], [v.aval for v in eqn.outvars],
+                      eqn, tokens)
+    outs = rule(ctx, *ins, **eqn.params)
+    return outs if eqn.primitive.multiple_results else [outs]
+
+
+def named_loc(fn: FuncBuilder, name: str, eqn=None) -> str | None:
+    """A location named `name` under fn's name stack, at fn's traceback (the call op of a
+    nested jit is at `jit(f)/jit(h)`), recorded as eqn's when given."""
+    locs = fn.module.locs
+    if locs is None:
+        return None
+    ns, tb = fn.scope
+    prefix = str(ns)
+    loc = locs.named(f"{prefix}/{name}" if prefix else name, locs.callsite(tb))
+    if eqn is not None:
+        locs.eqns.setdefault(loc, []).append(eqn)
+    return loc
 
 
 def lower_function(module: ModuleBuilder, name: str, closed: ClosedJaxpr, public=False,
                    token_in: bool = False, result_infos: Sequence[str] | None = None,
-                   arg_names: Sequence[str] | None = None) -> str:
+                   arg_names: Sequence[str] | None = None, fun_name: str | None = None,
+                   op_loc: str | None = None) -> str:
     """Emits closed as `func.func @name`; returns the symbol name actually used.
 
     token_in: the function threads an effect token for ordered effects — a private function
     takes and returns it; the public entry creates its own (with a synchronous client,
     successive executions are already ordered, so only the order within one program needs
-    the token)."""
+    the token). Locations (as JAX's): the public entry's scope is `jit(fun_name)` at the
+    lowering call's traceback and its arguments are named `arg_names`; a private function
+    starts an empty scope (it may have many callers) and the func op is at `op_loc`."""
     jaxpr = closed.jaxpr
     # The function takes its place (and name) before its body is lowered, so a module
     # lists main first and then callees in call order, as JAX prints it.
@@ -246,6 +324,7 @@ def lower_function(module: ModuleBuilder, name: str, closed: ClosedJaxpr, public
     slot = len(module.funcs)
     module.funcs.append("")
     fn = FuncBuilder(module)
+    _function_scope(fn, public, fun_name or name)
     arg_avals = [v.aval for v in jaxpr.invars]
     args = [Value(f"%arg{i}", a) for i, a in enumerate(arg_avals)]
     tokens = None
@@ -254,32 +333,60 @@ def lower_function(module: ModuleBuilder, name: str, closed: ClosedJaxpr, public
                else Value("%argtok", core.abstract_token))
         tokens = TokenState(tok)
     outs = lower_jaxpr_body(fn, jaxpr, closed.consts, args, tokens)
-    params = [f"{a.name}: {ir_type(a.aval)}" for a in args]
-    if arg_names is not None and len(arg_names) == len(params):  # (as locations, as JAX's)
-        params = [f"{p} loc({_quoted(n)})" for p, n in zip(params, arg_names)]
+    params = [f"{a.name}: {ir_type(a.aval)}{_arg_loc(module, arg_names, i, public)}"
+              for i, a in enumerate(args)]
     if token_in and not public:
         outs = [tokens.token, *outs]
-        params.insert(0, "%argtok: !stablehlo.token")
-    if result_infos is not None and len(result_infos) == len(outs):
-        results = ", ".join(f'{ir_type(o.aval)} {{jax.result_info = "{info}"}}'
-                            for o, info in zip(outs, result_infos))
-    else:
-        results = ", ".join(ir_type(o.aval) for o in outs)
+        params.insert(0, f"%argtok: !stablehlo.token{_arg_loc(module, None, 0, False)}")
     fn.op("func.return", outs, [])
     vis = "public" if public else "private"
     body = "\n".join(fn.lines)
+    func_loc = "" if module.locs is None else loc_suffix(op_loc or UNKNOWN)
     module.funcs[slot] = (
-        f"  func.func {vis} @{sym}({', '.join(params)}) -> ({results}) {{\n{body}\n  }}")
+        f"  func.func {vis} @{sym}({', '.join(params)}) -> ({_results(outs, result_infos)}) "
+        f"{{\n{body}\n  }}{func_loc}")
     return sym
+
+
+def _results(outs: list[Value], result_infos) -> str:
+    if result_infos is not None and len(result_infos) == len(outs):
+        return ", ".join(f'{ir_type(o.aval)} {{jax.result_info = "{info}"}}'
+                         for o, info in zip(outs, result_infos))
+    return ", ".join(ir_type(o.aval) for o in outs)
+
+
+def _function_scope(fn: FuncBuilder, public: bool, fun_name: str) -> None:
+    locs = fn.module.locs
+    if locs is None:
+        return
+    if public:
+        ns = NameStack((_Scope((f"jit({fun_name})",)),))
+        fn.scope = (ns, source_info.current_traceback(2))
+    fn.loc = locs.scope(*fn.scope)
+
+
+def _arg_loc(module: ModuleBuilder, arg_names, i: int, public: bool) -> str:
+    if module.locs is None:
+        return ""
+    if public and arg_names is not None and i < len(arg_names) and arg_names[i]:
+        return loc_suffix(module.locs.named(arg_names[i], None))
+    return loc_suffix(UNKNOWN)
 
 
 def lower_jaxpr_to_module(closed: ClosedJaxpr, name: str = "jit_f", ordered_effects=False,
                           num_replicas: int = 1,
-                          result_infos: Sequence[str] | None = None) -> ModuleBuilder:
-    """result_infos: per output, JAX's `jax.result_info` path (`result`, `result[0]`)."""
-    module = ModuleBuilder(name, num_replicas=num_replicas)
+                          result_infos: Sequence[str] | None = None,
+                          arg_names: Sequence[str] | None = None,
+                          fun_name: str | None = None,
+                          locations: bool = True) -> ModuleBuilder:
+    """result_infos: per output, JAX's `jax.result_info` path (`result`, `result[0]`);
+    arg_names: per input, JAX's argument name (its location); fun_name: the function's
+    name in the name stack (`jit(fun_name)/...`)."""
+    module = ModuleBuilder(name, num_replicas=num_replicas, locations=locations)
+    if fun_name is None:
+        fun_name = name[4:] if name.startswith("jit_") else name
     lower_function(module, "main", closed, public=True, token_in=ordered_effects,
-                   result_infos=result_infos)
+                   result_infos=result_infos, arg_names=arg_names, fun_name=fun_name)
     return module
 
 

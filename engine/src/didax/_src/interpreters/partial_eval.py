@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from didax._src import core
+from didax._src import core, source_info
 from didax._src.core import (
     ClosedJaxpr,
     DropVar,
@@ -170,7 +170,10 @@ def trace_to_jaxpr_dynamic(fun: Callable, in_avals: Sequence[Any], debug_desc="m
     """Traces fun(*flat args) -> flat outs to (jaxpr, out_avals, consts)."""
     trace = DynamicJaxprTrace(debug_desc, parent_trace=core.trace_ctx.trace)
     in_tracers = [trace.new_arg(a) for a in in_avals]
-    with set_current_trace(trace):
+    # Equations record where they were made relative to this trace (as JAX resets the name
+    # stack and opens a TracebackScope), so a jaxpr's metadata never names its caller.
+    with set_current_trace(trace), source_info.set_name_stack(source_info.EMPTY_NAME_STACK), \
+            source_info.traceback_scope():
         outs = fun(*in_tracers)
     jaxpr, consts = trace.to_jaxpr(outs)
     return jaxpr, [v.aval for v in jaxpr.outvars], consts
@@ -205,15 +208,28 @@ def close_over_consts(closed: ClosedJaxpr) -> tuple[ClosedJaxpr, list[Any]]:
 
 
 class JaxprTrace(DynamicJaxprTrace):
-    """Partial evaluation: own tracers are unknown, everything else is known."""
+    """Partial evaluation: own tracers are unknown, everything else is known.
 
-    __slots__ = ()
+    With `stack_prefix` n, staged equations record their name stack without its first n
+    entries (JAX's LinearizeTrace: a linear program's equations carry the name stack
+    relative to where linearization began, so transposing them later under the caller's
+    stack prints `vmap(transpose(jvp(f)))`, not the caller's entries twice)."""
+
+    __slots__ = ("stack_prefix",)
     tracer_cls = JaxprTracer
 
-    def __init__(self, parent_trace, debug_desc: str = "partial_eval"):
+    def __init__(self, parent_trace, debug_desc: str = "partial_eval", stack_prefix: int = 0):
         super().__init__(debug_desc, parent_trace)
         # Source locations only matter when the result is itself being staged.
         self.record_source = parent_trace is not core.eval_trace
+        self.stack_prefix = stack_prefix
+
+    def emit(self, primitive, atoms, out_aval, params):
+        if not self.stack_prefix or not self.record_source:
+            return super().emit(primitive, atoms, out_aval, params)
+        stack = source_info.current_name_stack()
+        with source_info.set_name_stack(stack[self.stack_prefix:]):
+            return super().emit(primitive, atoms, out_aval, params)
 
     def is_unknown(self, x) -> bool:
         return type(x) is JaxprTracer and x._trace is self

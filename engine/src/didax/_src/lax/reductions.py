@@ -802,10 +802,19 @@ def _dot_general_lower(ctx, lhs, rhs, *, dimension_numbers, precision,
             f"[{', '.join(map(str, rb))}], lhs_contracting_dimensions = "
             f"[{', '.join(map(str, lc))}], rhs_contracting_dimensions = "
             f"[{', '.join(map(str, rc))}]>")
-    if precision is not None:
-        attr += (", precision_config = [" + ", ".join(
-            f"#stablehlo<precision {p.name}>" for p in precision) + "]")
+    # JAX always states the precision (DEFAULT for None), so the texts are equal
+    names = _full_precision_names(precision)
+    attr += ", precision_config = [" + ", ".join(
+        f"#stablehlo<precision {p}>" for p in names) + "]"
     return fn.op1("stablehlo.dot_general", [lhs, rhs], out, attr)
+
+
+def _full_precision_names(precision) -> tuple[str, str]:
+    if precision is None:
+        return ("DEFAULT", "DEFAULT")
+    if not isinstance(precision, (tuple, list)):
+        precision = (precision, precision)
+    return tuple(p.name if p is not None else "DEFAULT" for p in precision)
 
 
 def _dot_general_pp(eqn):

@@ -103,16 +103,19 @@ def _bid_impl(x, *, shape, broadcast_dimensions, sharding):
 
 
 def _bid_transpose(ct, x, *, shape, broadcast_dimensions, sharding):
+    """As JAX's rule: every size-1 operand dim is summed too, then put back by a
+    broadcast_in_dim (expand_dims), so the transposed program is JAX's equation for
+    equation."""
     if type(ct) is Zero:
         return [Zero(x.aval)]
     in_shape = x.aval.shape
-    unit = tuple(i for i, d in enumerate(broadcast_dimensions)
-                 if in_shape[i] == 1 and shape[d] != 1)
-    bdims = tuple(np.delete(np.arange(len(shape)), broadcast_dimensions))
-    axes = tuple(sorted(bdims + tuple(broadcast_dimensions[i] for i in unit)))
-    out = reduce_sum(ct, tuple(int(a) for a in axes)) if axes else ct
+    unit = [i for i, d in enumerate(in_shape) if d == 1]
+    kept = tuple(d for i, d in enumerate(broadcast_dimensions) if i not in unit)
+    axes = tuple(a for a in range(len(shape)) if a not in kept)
+    out = reduce_sum(ct, axes) if axes else ct
     if unit:
-        out = reshape(out, in_shape)
+        out = broadcast_in_dim(out, in_shape, [i for i in range(len(in_shape))
+                                               if i not in unit])
     return [out]
 
 

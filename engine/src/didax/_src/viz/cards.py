@@ -10,7 +10,6 @@ user's own call. May import core, interpreters, lax, api, pjit, viz.jaxpr_data/v
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -22,7 +21,7 @@ from didax._src.core import ClosedJaxpr
 from didax._src.interpreters import ad
 from didax._src.interpreters import partial_eval as pe
 from didax._src.tree_util import tree_flatten, tree_unflatten
-from didax._src.viz import large
+from didax._src.viz import groups, large, names, rowlinks
 from didax._src.viz.flow import REVERSE_KINDS, FlowInputs, record_flow
 from didax._src.viz.jaxpr_data import IdMaker, render_jaxpr, source_data
 from didax._src.viz.values import has_io, summarize
@@ -65,11 +64,16 @@ def build_card(inp: CardInputs) -> dict:
         return card
     tag_ids = _tag_primal_eqns(primal, ids)
     shown = _shown(inp, primal)
-    card["jaxpr"] = render_jaxpr(primal if shown is None else large.head(primal, shown), ids)
+    program = primal if shown is None else large.head(primal, shown)
+    hierarchy = groups.Groups()
+    card["jaxpr"] = render_jaxpr(program, ids, names=names.names_of(primal),
+                                 groups=hierarchy.add(program.jaxpr))
+    card["groups"] = hierarchy.data
     if shown is not None:
         large.head_text(card["jaxpr"], shown, len(primal.jaxpr.eqns))
         card["notices"] = [large.notice(shown, len(primal.jaxpr.eqns), primal.jaxpr.eqns)]
     inp.shown = shown
+    rowlinks.remember(card["card_id"], primal, ids)
     try:
         _fill_card(card, inp, primal, flat_args, out_tree, ids, tag_ids)
     except Exception as e:  # noqa: BLE001
@@ -101,7 +105,7 @@ def _fill_card(card, inp, primal, flat_args, out_tree, ids, tag_ids) -> None:
     if inp.kind == "vmap":
         card["stages"] += _vmap_stage(inp, primal, out_tree, ids, tag_ids)
     if inp.kind in ("jit", "show") and inp.compile_stages:
-        card["stages"] += _compile_stages(primal, _fun_name(inp.fun))
+        card["stages"] += _compile_stages(primal, _fun_name(inp.fun), ids)
 
 
 def _is_array(x) -> bool:
@@ -129,31 +133,32 @@ def _primal_program(inp: CardInputs):
         if has_aux:
             g = f
             f = lambda *a: g(*a)[0]  # noqa: E731
-        return _trace(f, dyn_args)
+        return _trace(f, dyn_args, _naming(inp, dyn))
     if inp.kind == "vmap":
         return _trace_unbatched(inp)
     if inp.kind == "jit":
         static = set(inp.static_argnums)
         dyn = tuple(i for i in range(len(args)) if i not in static)
         f, dyn_args = argnums_partial(lambda *a: fun(*a, **kwargs), dyn, args)
-        return _trace(f, dyn_args)
+        return _trace(f, dyn_args, _naming(inp, dyn))
+    naming = _naming(inp, range(len(args)))
     if inp.t_kwargs.get("has_aux"):
-        return _trace(lambda *a: fun(*a, **kwargs)[0], args)
-    return _trace(lambda *a: fun(*a, **kwargs), args)
+        return _trace(lambda *a: fun(*a, **kwargs)[0], args, naming)
+    return _trace(lambda *a: fun(*a, **kwargs), args, naming)
 
 
-def _trace(f, args):
-    flat, in_tree = tree_flatten(args)
-    store = {}
+def _naming(inp: CardInputs, dyn, args=None):
+    """(flat names of the traced arguments, names of closed-over values by id)."""
+    args = inp.args if args is None else args
+    arg_names = names.ArgNames(inp.fun, len(args), inp.kwargs)
+    dyn = tuple(dyn)
+    consts = names.closed_over_names(inp.fun, args, arg_names, dyn)
+    return arg_names.flat([args[i] for i in dyn], dyn), consts
 
-    def flat_f(*xs):
-        out = f(*tree_unflatten(in_tree, list(xs)))
-        leaves, store["out_tree"] = tree_flatten(out)
-        return leaves
 
-    avals = [core.get_aval(x) for x in flat]
-    jaxpr, _, consts = pe.trace_to_jaxpr_dynamic(flat_f, avals, "viz")
-    return ClosedJaxpr(jaxpr, consts), flat, store["out_tree"]
+def _trace(f, args, naming=(None, None)):
+    """(ClosedJaxpr, flat args, out tree); the user's names are kept for the program."""
+    return names.trace_named(f, args, *naming)
 
 
 def _trace_unbatched(inp: CardInputs):
@@ -166,7 +171,8 @@ def _trace_unbatched(inp: CardInputs):
     sliced = [np.take(np.asarray(x), 0, axis=a) if a is not None else x
               for x, a in zip(flat, axes)]
     args, kwargs = tree_unflatten(in_tree, sliced)
-    return _trace(lambda *a: inp.fun(*a, **kwargs), tuple(args))
+    return _trace(lambda *a: inp.fun(*a, **kwargs), tuple(args),
+                  _naming(inp, range(len(args)), args))
 
 
 def _tag_primal_eqns(closed: ClosedJaxpr, ids: IdMaker) -> dict:
@@ -191,8 +197,12 @@ def _stage(name: str, title: str, jaxpr_data: dict | None, text: str | None = No
             "jaxpr": jaxpr_data, "cost": cost}
 
 
-def _jaxpr_stage(name, title, closed, ids, tag_ids) -> dict:
-    return _stage(name, title, render_jaxpr(closed, ids, tag_ids))
+def _jaxpr_stage(name, title, closed, ids, tag_ids, primal=None, n_in=0) -> dict:
+    """A stage program; its variables that are primal values (the first n_in inputs,
+    re-bound primal equations' outputs) carry the primal's user names."""
+    user = {} if primal is None else names.stage_names(
+        closed.jaxpr, primal.jaxpr, names.names_of(primal), n_in)
+    return _stage(name, title, render_jaxpr(closed, ids, tag_ids, user))
 
 
 def _eval(closed: ClosedJaxpr):
@@ -210,7 +220,7 @@ def _jvp_stages(primal, flat_args, ids, tag_ids, with_linearize) -> list:
 
     jvp_jaxpr = pe.trace_to_closed_jaxpr(jvp_fn, [*avals, *tans], "jvp")
     stages = [_jaxpr_stage("jvp", "JVP (primal and tangent together)", jvp_jaxpr, ids,
-                           tag_ids)]
+                           tag_ids, primal, n)]
     if with_linearize:
         stages += _pe_stages(primal, avals, ids, tag_ids)[:2]
     return stages
@@ -230,7 +240,7 @@ def _pe_stages(primal, avals, ids, tag_ids) -> list:
     unknown = ClosedJaxpr(pe.convert_constvars_jaxpr(lin.jaxpr), ())
     return [
         _jaxpr_stage("partial_eval_known", "Partial eval: known part (primal + residuals)",
-                     known, ids, tag_ids),
+                     known, ids, tag_ids, primal, len(avals)),
         _jaxpr_stage("partial_eval_unknown", "Partial eval: unknown part (linear in "
                      "tangents)", unknown, ids, tag_ids),
         unknown,
@@ -268,26 +278,24 @@ def _vmap_stage(inp: CardInputs, primal: ClosedJaxpr, out_tree, ids, tag_ids) ->
                                    out_axes=tuple(flat_out_axes))
     avals = [core.get_aval(x) for x in flat_args]
     closed = pe.trace_to_closed_jaxpr(lambda *xs: batched(*xs), avals, "vmap")
-    return [_jaxpr_stage("vmap", "Batched program (vmap)", closed, ids, tag_ids)]
+    return [_jaxpr_stage("vmap", "Batched program (vmap)", closed, ids, tag_ids, primal,
+                         len(avals))]
 
 
-def _compile_stages(primal: ClosedJaxpr, name: str) -> list:
-    from didax._src import pjit, xla_backend  # noqa: PLC0415
+def _compile_stages(primal: ClosedJaxpr, name: str, ids: IdMaker | None = None,
+                    card: dict | None = None) -> list:
+    """StableHLO, optimized HLO and cost analysis, with row links to the card's equations:
+    by id when primal is the card's program (or, for equations DCE re-made, by provenance
+    tag); otherwise (an outer jit of a composition, a jit body) by primitive and source
+    line in `card`."""
+    by_source = rowlinks.source_index(card) if card is not None else {}
 
-    n = len(primal.out_avals)
-    infos = ["result"] if n == 1 else [f"result[{i}]" for i in range(n)]
-    exe = pjit.compile_closed_jaxpr(primal, name, keep_unused=True, result_infos=infos)
-    try:
-        text = xla_backend.pretty_text(exe.text)
-    except Exception:  # noqa: BLE001 - the generic form is still valid StableHLO
-        text = exe.text
-    hlo = exe.exe.hlo_modules()[0].to_string()
-    ca = exe.exe.cost_analysis()
-    ca = dict(ca[0] if isinstance(ca, list) else ca)
-    cost = {"flops": float(ca.get("flops", 0.0)),
-            "transcendentals": float(ca.get("transcendentals", 0.0)),
-            "bytes_accessed": float(ca.get("bytes accessed", 0.0))}
-    return [_stage("stablehlo", "StableHLO (lowered)", None, text, "mlir"),
-            _stage("hlo", "Optimized HLO (after XLA passes)", None, hlo, "hlo"),
-            _stage("cost_analysis", "XLA cost analysis", None,
-                   json.dumps(ca, indent=1, sort_keys=True), "json", cost)]
+    def eqn_id(e):
+        eid = ids.known_eqn(e) if ids is not None else None
+        if eid is None and isinstance(e.tag, str):
+            eid = e.tag
+        return eid or rowlinks.by_source(by_source, e)
+
+    user = names.names_of(primal)
+    arg_names = [user.get(v) for v in primal.jaxpr.invars]
+    return rowlinks.compile_stages(primal, name, eqn_id, arg_names, names.results_of(primal))

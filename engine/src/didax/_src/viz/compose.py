@@ -194,7 +194,7 @@ def _chain_card(inp, chain: list[Link]) -> dict:
                 f"The card follows example 0 of the batch of {link.batch} (vmap's "
                 "mapped axis); the batched program is the vmap stage.")]
     try:
-        card["stages"] += _outer_stages(inp, chain[0])
+        card["stages"] += _outer_stages(inp, chain[0], card)
     except Exception as e:  # noqa: BLE001 - the inner card stands without them
         card["notices"] = [*card.get("notices", []), {
             "kind": "recording_limited", "eqn_id": None,
@@ -202,7 +202,7 @@ def _chain_card(inp, chain: list[Link]) -> dict:
     return card
 
 
-def _outer_stages(inp, top: Link) -> list[dict]:
+def _outer_stages(inp, top: Link, card: dict) -> list[dict]:
     """The outer jit's compiled stages, or the batched program of an outer vmap."""
     from didax._src.interpreters import partial_eval as pe  # noqa: PLC0415
     from didax._src.util import fun_name  # noqa: PLC0415
@@ -212,7 +212,7 @@ def _outer_stages(inp, top: Link) -> list[dict]:
         if not inp.compile_stages:
             return []
         primal, _, _ = cards._primal_program(inp)
-        return cards._compile_stages(primal, fun_name(inp.fun))
+        return cards._compile_stages(primal, fun_name(inp.fun), card=card)
     batched = api.vmap.__wrapped__(inp.fun, *inp.t_args, **inp.t_kwargs)
     flat, tree = tree_flatten((inp.args, inp.kwargs))
 
@@ -236,7 +236,7 @@ def _diff_of_jit_card(inp) -> dict:
     if inp.compile_stages and card["error"] is None:
         try:
             entry = inp.fun._trace(inp.args, inp.kwargs)[0]
-            card["stages"] += _compile_stages(entry.closed, fun_name(inp.fun))
+            card["stages"] += _compile_stages(entry.closed, fun_name(inp.fun), card=card)
         except Exception:  # noqa: BLE001 - the grad card stands without them
             pass
     return card

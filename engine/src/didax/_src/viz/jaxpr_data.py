@@ -27,6 +27,7 @@ class IdMaker:
     def __init__(self):
         self._vars: dict[int, str] = {}
         self._eqns: dict[int, str] = {}
+        self._first: dict[int, str] = {}  # id(eqn) -> the first id it got, in any scope
         self._keep: list[Any] = []
         self._vc = itertools.count()
         self._ec = itertools.count()
@@ -45,11 +46,16 @@ class IdMaker:
         out = self._eqns.get(k)
         if out is None:
             out = self._eqns[k] = f"e{next(self._ec)}"
+            self._first.setdefault(id(e), out)
             self._keep.append(e)
         return out
 
     def jaxpr(self) -> str:
         return f"j{next(self._jc)}"
+
+    def known_eqn(self, e) -> str | None:
+        """The first id e got (in any scope), if it has one; never makes a new one."""
+        return self._first.get(id(e))
 
 
 def aval_data(aval) -> dict:
@@ -63,7 +69,7 @@ def aval_data(aval) -> dict:
 
 
 def source_data(info) -> dict | None:
-    if info is None:
+    if info is None or not info.file:
         return None
     return {"file": info.file, "line": int(info.line), "function": info.function,
             "user": is_user_file(info.file)}
@@ -77,10 +83,14 @@ def is_user_file(path: str) -> bool:
 class JaxprRenderer:
     """Renders one top-level jaxpr (and everything nested in it) to protocol data."""
 
-    def __init__(self, ids: IdMaker, tag_ids: dict | None = None):
+    def __init__(self, ids: IdMaker, tag_ids: dict | None = None, names: dict | None = None,
+                 groups: dict | None = None):
         self.ids = ids
         self.tag_ids = tag_ids or {}
         self.scope = ""  # the enclosing equation's id while rendering a sub-jaxpr
+        self.holders: tuple = ()  # the equations enclosing it, outermost first
+        self.names = names or {}
+        self.groups = groups or {}
 
     def render(self, jaxpr: Jaxpr | ClosedJaxpr) -> dict:
         if isinstance(jaxpr, ClosedJaxpr):
@@ -106,7 +116,12 @@ class JaxprRenderer:
         }
 
     def _var(self, v, context: PpContext) -> dict:
-        return {"id": self.ids.var(v, self.scope), "name": context.name(v), "aval": aval_data(v.aval)}
+        out = {"id": self.ids.var(v, self.scope), "name": context.name(v),
+               "aval": aval_data(v.aval)}
+        user = self.names.get(v)
+        if user is not None:
+            out["user_name"] = user
+        return out
 
     def _atom(self, a, context: PpContext) -> dict:
         if type(a) is Literal:
@@ -127,7 +142,7 @@ class JaxprRenderer:
                                  "jaxpr": self._sub(j, e, text, context, span_of)})
             else:
                 params[k] = core._param_str(v)
-        return {
+        out = {
             "id": self.ids.eqn(e, self.scope),
             "primitive": e.primitive.name,
             "params": params,
@@ -138,17 +153,21 @@ class JaxprRenderer:
             "subjaxprs": subs,
             "primal_eqn": self.tag_ids.get(e.tag) if e.tag is not None else None,
         }
+        group = self.groups.get((self.holders, e))
+        if group is not None:
+            out["group"] = group
+        return out
 
     def _sub(self, jaxpr: Jaxpr, eqn, text, context, span_of) -> dict:
         # Sub-jaxprs are printed inline in the root text; their own `text` is the slice of
         # the root text they occupy, so spans stay consistent with what is shown.
         lo, hi = span_of.get(id(jaxpr), (0, 0))
-        outer = self.scope
-        self.scope = self.ids.eqn(eqn, outer)
+        outer, holders = self.scope, self.holders
+        self.scope, self.holders = self.ids.eqn(eqn, outer), (*holders, eqn)
         try:
             return self._data(jaxpr, text[lo:hi], context, span_of, lo)
         finally:
-            self.scope = outer
+            self.scope, self.holders = outer, holders
 
 
 def _nested_jaxprs(v) -> list[Jaxpr]:
@@ -162,5 +181,8 @@ def _nested_jaxprs(v) -> list[Jaxpr]:
     return out
 
 
-def render_jaxpr(jaxpr, ids: IdMaker, tag_ids: dict | None = None) -> dict:
-    return JaxprRenderer(ids, tag_ids).render(jaxpr)
+def render_jaxpr(jaxpr, ids: IdMaker, tag_ids: dict | None = None,
+                 names: dict | None = None, groups: dict | None = None) -> dict:
+    """names: {Var: the user's name} (VarData.user_name); groups: {(holders, eqn): group
+    id} (EqnData.group) as viz.groups.Groups.add makes it."""
+    return JaxprRenderer(ids, tag_ids, names, groups).render(jaxpr)

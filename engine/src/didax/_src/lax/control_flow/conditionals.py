@@ -407,13 +407,15 @@ def _cond_lower(ctx, index, *ops, branches):
     if tokens is not None:
         out_avals = [core.abstract_token, *out_avals]
 
-    def region(branch):
+    def region(i, branch):
         def body(b, _args):
             ts = None if tokens is None else lowering.TokenState(tokens.token)
-            outs = lowering.lower_jaxpr_body(b, branch.jaxpr, branch.consts, ops, ts)
+            outs = lowering.lower_jaxpr_body(b, branch.jaxpr, branch.consts, ops, ts,
+                                             scope_name=f"cond/branch_{i}_fun")  # as JAX
             return outs if ts is None else [ts.token, *outs]
         return fn.region([], body)
-    outs = fn.op("stablehlo.case", [index], out_avals, regions=[region(b) for b in branches])
+    outs = fn.op("stablehlo.case", [index], out_avals,
+                 regions=[region(i, b) for i, b in enumerate(branches)])
     if tokens is not None:
         tokens.token, outs = outs[0], outs[1:]
     return outs

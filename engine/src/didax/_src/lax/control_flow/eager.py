@@ -88,7 +88,8 @@ def _compile_eqn(prim, in_avals, params, out_avals) -> _Compiled | None:
     outvars = [Var(a) for a in out_avals]
     jaxpr = core.Jaxpr([], invars, outvars, [core.new_eqn(invars, outvars, prim, params)])
     try:
-        module = lowering.lower_jaxpr_to_module(ClosedJaxpr(jaxpr, ()), name=f"jit_{prim.name}")
+        module = lowering.lower_jaxpr_to_module(ClosedJaxpr(jaxpr, ()), name=f"jit_{prim.name}",
+                                                locations=False)
     except NotImplementedError:
         return None
     if module.host_callbacks:

@@ -92,7 +92,7 @@ def _scan_step(fn: FuncBuilder, spec: _ScanSpec, t: Value, state: list[Value],
     x_t = [_leading_slice(fn, x, idx) for x in xs]
     ts = TokenState(tok[0]) if spec.ordered else None
     outs = lowering.lower_jaxpr_body(fn, spec.jaxpr.jaxpr, spec.jaxpr.consts,
-                                     [*consts, *carry, *x_t], ts)
+                                     [*consts, *carry, *x_t], ts, scope_name="while/body")
     new_carry, y_t = split_list(outs, [spec.num_carry])
     new_ys = [_leading_update(fn, y, v, idx) for y, v in zip(ys, y_t)]
     return ([ts.token] if spec.ordered else []) + [*new_carry, *new_ys]
@@ -185,7 +185,7 @@ def lower_while(ctx, *args, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts):
     def pred_of(b, vals):
         cc, _, carry = split_list(vals[nt:], [cond_nconsts, body_nconsts])
         return lowering.lower_jaxpr_body(b, cond_jaxpr.jaxpr, cond_jaxpr.consts,
-                                         [*cc, *carry])[0]
+                                         [*cc, *carry], scope_name="while/cond")[0]
 
     def cond(b, vals):
         p = pred_of(b, vals)
@@ -195,7 +195,7 @@ def lower_while(ctx, *args, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts):
         cc, bc, carry = split_list(vals[nt:], [cond_nconsts, body_nconsts])
         ts = TokenState(vals[0]) if ordered else None
         new = lowering.lower_jaxpr_body(b, body_jaxpr.jaxpr, body_jaxpr.consts,
-                                        [*bc, *carry], ts)
+                                        [*bc, *carry], ts, scope_name="while/body")
         if batched:
             p = pred_of(b, vals)
             new = [_select_lanes(b, p, n, o) for n, o in zip(new, carry)]
