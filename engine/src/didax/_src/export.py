@@ -170,7 +170,7 @@ def export(fun_jit, *, platforms: Sequence[str] | None = None,
            disabled_checks: Sequence[DisabledSafetyCheck] = ()) -> Callable[..., Exported]:
     """Returns a function taking arguments (arrays or ShapeDtypeStructs, as pytrees) and
     returning the Exported of `fun_jit`, which must be the result of `jit`."""
-    from didax._src.pjit import JitWrapped, jit  # noqa: PLC0415
+    from didax._src.pjit import JitWrapped, jit, result_infos  # noqa: PLC0415
 
     if _jitted_in_jax(fun_jit):  # (jnp.cos is a jitted function in JAX)
         fun_jit = jit(fun_jit)
@@ -182,14 +182,12 @@ def export(fun_jit, *, platforms: Sequence[str] | None = None,
         raise ValueError("At least one lowering platform must be given")
 
     def do_export(*args_specs, **kwargs_specs) -> Exported:
-        from didax._src.stages import _result_infos  # noqa: PLC0415
-
         traced = fun_jit.trace(*args_specs, **kwargs_specs)
         return export_closed_jaxpr(
             traced.jaxpr, fun_name=traced.fun_name, in_tree=traced.in_tree,
             out_tree=traced.out_tree, platforms=plats, disabled_checks=disabled_checks,
             keep_unused=fun_jit.keep_unused, arg_names=traced._arg_names,
-            result_infos=_result_infos(traced.out_tree))
+            result_infos=result_infos(traced.out_tree))
 
     return do_export
 

@@ -366,11 +366,14 @@ def _function_scope(fn: FuncBuilder, public: bool, fun_name: str) -> None:
 
 
 def _arg_loc(module: ModuleBuilder, arg_names, i: int, public: bool) -> str:
-    if module.locs is None:
-        return ""
-    if public and arg_names is not None and i < len(arg_names) and arg_names[i]:
-        return loc_suffix(module.locs.named(arg_names[i], None))
-    return loc_suffix(UNKNOWN)
+    named = public and arg_names is not None and i < len(arg_names) and arg_names[i]
+    if module.locs is None:  # (an exported module still names its arguments, as JAX's)
+        return f" loc({_quoted(arg_names[i])})" if named else ""
+    return loc_suffix(module.locs.named(arg_names[i], None) if named else UNKNOWN)
+
+
+def _quoted(name: str) -> str:
+    return '"' + name.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
 def lower_jaxpr_to_module(closed: ClosedJaxpr, name: str = "jit_f", ordered_effects=False,

@@ -63,7 +63,7 @@ def names_of(closed: ClosedJaxpr | None) -> dict:
 def var_of(x) -> Var | None:
     """The jaxpr variable a traced value stands for (through JVP/tape/batch tracers)."""
     t = staged_tracer(x)
-    return None if t is None else t.var
+    return None if t is None else t._var
 
 
 def staged_tracer(x) -> DynamicJaxprTracer | None:
@@ -169,9 +169,9 @@ class NameObserver:
                 t = staged_tracer(leaf)
                 if t is None:
                     continue
-                if t.var not in self.origin:
-                    self.origin[t.var] = t._origin
-                self.cands.setdefault(t.var, {}).setdefault((cid, full), next(self.seq))
+                if t._var not in self.origin:
+                    self.origin[t._var] = t._origin
+                self.cands.setdefault(t._var, {}).setdefault((cid, full), next(self.seq))
 
     def finish(self) -> None:
         """Reads every frame once more: calls that returned keep their final locals."""
