@@ -4,9 +4,12 @@ step makes a card of about 2,000 equations).
 
     .venv/bin/python bench/transformer_card.py [--program FILE] [--out FILE] [--card N]
 
-The program runs as the kernel runs it (file `<user>`, `import jax` is didax). Prints the
-card's size: equations, groups, top-level boxes when collapsed, JSON bytes, recording time.
-The card is validated against shared_schemas.TraceCard when that package is importable.
+The program runs as the kernel runs it (file `<user>`, `import jax` is didax), with a card
+size budget of --max-card-bytes (default 10 MiB: the whole 2,000-equation graph, its values
+and cotangents, without contributions, heatmaps and stage programs; the kernel's default
+budget of 2 MiB would show the first ~480 equations and summarise the rest). Prints the
+card's size: equations, groups, top-level boxes when collapsed, JSON bytes, recording time,
+notices. The card is validated against shared_schemas.TraceCard when importable.
 """
 
 from __future__ import annotations
@@ -23,7 +26,11 @@ REPO = Path(__file__).resolve().parent.parent
 DEFAULT_PROGRAM = REPO / "bench" / "programs" / "transformer_grad.py"
 
 
-def record(program: Path, compile_stages: bool = True) -> tuple[list[dict], float]:
+BENCH_BUDGET = 10 << 20  # bytes
+
+
+def record(program: Path, compile_stages: bool = True,
+           max_card_bytes: int = BENCH_BUDGET) -> tuple[list[dict], float]:
     """Every card of program, in order, and the wall time of running it under capture."""
     sys.path.insert(0, str(REPO / "engine" / "src"))
     import didax  # noqa: PLC0415
@@ -34,7 +41,8 @@ def record(program: Path, compile_stages: bool = True) -> tuple[list[dict], floa
     sys.modules.setdefault("jax.numpy", didax.numpy)
     code = compile(program.read_text(), "<user>", "exec")
     start = time.perf_counter()
-    with contextlib.redirect_stdout(io.StringIO()), viz.capture(compile=compile_stages) as cards:
+    with contextlib.redirect_stdout(io.StringIO()), viz.capture(
+            compile=compile_stages, max_card_bytes=max_card_bytes) as cards:
         exec(code, {"__name__": "__main__"})
     return cards, time.perf_counter() - start
 
@@ -50,7 +58,9 @@ def summary(card: dict) -> dict:
     return {"title": card["title"], "eqns": len(card["jaxpr"]["eqns"]),
             "eqns_nested": count_eqns(card["jaxpr"]), "groups": len(card.get("groups", [])),
             "top_level_boxes": len(tops) + len(loose), "bytes": len(json.dumps(card)),
-            "error": card["error"]}
+            "error": card["error"],
+            "trimmed": [n["message"][:90] for n in card.get("notices", [])
+                        if n["kind"] == "card_trimmed"]}
 
 
 def _validate(card: dict) -> None:
@@ -68,8 +78,9 @@ def main() -> int:
     ap.add_argument("--out", type=Path, default=REPO / "bench" / "out" / "transformer_card.json")
     ap.add_argument("--card", type=int, default=None, help="index (default: the largest)")
     ap.add_argument("--no-compile", action="store_true", help="skip StableHLO/HLO stages")
+    ap.add_argument("--max-card-bytes", type=int, default=BENCH_BUDGET)
     args = ap.parse_args()
-    cards, seconds = record(args.program, not args.no_compile)
+    cards, seconds = record(args.program, not args.no_compile, args.max_card_bytes)
     if not cards:
         print("the program made no trace card", file=sys.stderr)
         return 1

@@ -188,3 +188,28 @@ def test_a_jit_body_shared_by_two_calls_is_two_groups():
     assert groups[0].isdisjoint(groups[1])
     assert [path(card, next(all_eqns(j["subjaxprs"][0]["jaxpr"]))) for j in (first, second)] \
         == [[("jit", "jit(dense)")]] * 2
+
+
+def test_the_big_graph_benchmark_card():
+    """bench/programs/transformer_grad.py (the page benchmark's card): value_and_grad of a
+    4-layer transformer block stack in plain jax.numpy records about 2,000 equations,
+    grouped by the user's calls into a small overview, with the user's names."""
+    code = (ROOT / "bench/programs/transformer_grad.py").read_text()
+    code = code.replace("import jax.numpy as jnp", "import didax.numpy as jnp")
+    code = code.replace("import jax\n", "import didax as jax\n")
+    with viz.capture(compile=False, max_card_bytes=10 << 20) as cards:
+        exec(compile(code, "<user>", "exec"), {"__name__": "__main__", "print": lambda *a: 0})
+    card = max(cards, key=lambda c: len(c["jaxpr"]["eqns"]))
+    TraceCard.model_validate(card)
+    assert card["error"] is None and card["title"] == "value_and_grad(loss)"
+    assert len(list(all_eqns(card["jaxpr"]))) >= 2000
+    assert not [n for n in card["notices"] if "equations are shown" in n["message"]]
+    tops = {g["id"] for g in card["groups"] if g["parent"] is None}
+    loose = [e for e in card["jaxpr"]["eqns"] if e.get("group") is None]
+    assert len(tops) + len(loose) <= 25
+    names = {g["name"] for g in card["groups"]}
+    assert {"model", "block", "attention", "head", "softmax", "mlp", "gelu",
+            "layer_norm"} <= names
+    assert len([g for g in card["groups"] if g["name"] == "head"]) == 4 * 14
+    assert "params['layers'][3]['mlp']['w2']" in [v["user_name"] for v in
+                                                   card["jaxpr"]["invars"]]
