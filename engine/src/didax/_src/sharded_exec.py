@@ -107,7 +107,8 @@ def _compile(closed: ClosedJaxpr, mesh: Mesh, shardings, name: str,
              out_shardings=None) -> _SpmdProgram:
     sym = "".join(c if c.isalnum() or c == "_" else "_"
                   for c in name.replace("<", "_").replace(">", "")) or "f"  # (`<lambda>`)
-    module = lowering.ModuleBuilder(f"jit_{sym}", num_partitions=mesh.size)
+    module = lowering.ModuleBuilder(f"jit_{sym}", num_partitions=mesh.size,
+                                     locations=False)  # (the signature is edited as text)
     lowering.lower_function(module, "main", closed, public=True)
     text = module.text()
     for i, (s, v) in enumerate(zip(shardings, closed.jaxpr.invars)):
