@@ -22,6 +22,10 @@ from sandbox.runner import Channel, sanitize
 
 DEFAULT_CARD_BYTES = 16 << 20
 DEFAULT_CARDS_BYTES = 48 << 20
+# The recorder's own budget per card (it trims a larger card, with a notice, before it is sent):
+# room for a ~2,000-equation grad card whole (a 4-layer transformer block stack), well under
+# the transport limit above. The engine's default (2 MiB) cut such a card to ~500 equations.
+RECORD_CARD_BYTES = 10 << 20
 UPDATE_INTERVAL_S = 0.1  # call counts of repeated calls go out at most this often
 WARM_CODE = "import didax.numpy\nf = didax.jit(lambda x: x * 2.0 + 1.0)\nf(didax.numpy.arange(3.0))"
 
@@ -184,6 +188,8 @@ class Engine:
             options["on_card_update"] = sink.update
         if "loop_iterations" in accepted:
             options["loop_iterations"] = int(settings.get("loop_iterations", 64))
+        if "max_card_bytes" in accepted:
+            options["max_card_bytes"] = min(RECORD_CARD_BYTES, sink.max_card_bytes)
         return self.viz.capture(
             compile=bool(settings.get("compile", True)),
             max_cards=sink.max_cards,

@@ -192,6 +192,27 @@ def test_big_output_keeps_the_first_mib_and_says_so(sandbox_server):
     assert c.max_frame <= 256 * 1024
 
 
+def test_a_2000_equation_grad_card_is_recorded_whole(sandbox_server):
+    # The recorder's budget in the kernel fits a program of this size (a transformer stack's
+    # grad): all its equations are shown, nothing is trimmed, the sums are still jax.grad's.
+    code = (
+        "import jax\n"
+        "def f(x):\n"
+        "    for _ in range(2000):\n"
+        "        x = x * 1.0001\n"
+        "    return x\n"
+        "print(jax.grad(f)(1.0))\n"
+    )
+    with client(sandbox_server) as c:
+        if not (c.hello()["engine"] or {}).get("viz"):
+            pytest.skip("the engine records no cards")
+        reply, msgs = c.run(code, timeout=300, timeout_s=120)
+        assert reply["ok"], reply["error"]
+        (card,) = cards(msgs)
+        assert len(card["jaxpr"]["eqns"]) == 2000
+        assert not [n for n in card.get("notices", []) if n["kind"] == "card_trimmed"]
+
+
 def test_a_13k_equation_card_streams_in_bounded_frames(sandbox_server):
     code = (
         "import jax\n"
