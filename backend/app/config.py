@@ -5,7 +5,7 @@
 | DIDAX_DB_PATH | ./data/shares.sqlite3 |
 | DIDAX_FRONTEND_DIST | <repo>/frontend/dist |
 | DIDAX_SANDBOX | auto (full where the machine allows, else rlimits_only on loopback) |
-| DIDAX_POOL_SIZE / DIDAX_MAX_KERNELS | 8 / 16 (warm kernels kept ready, ~185 MB RSS each: ~1.5 GB idle / all kernels at once) |
+| DIDAX_POOL_SIZE / DIDAX_MAX_KERNELS | 8 / 16 (warm kernels kept ready / all kernels at once) |
 | DIDAX_SPAWN_CONCURRENCY | 2 (kernels starting at once) |
 | DIDAX_RUN_TIMEOUT_S, DIDAX_MAX_OUTPUT_BYTES, DIDAX_MAX_CODE_BYTES | 10, 1 MiB, 64 KiB |
 | DIDAX_KERNEL_PYTHON, DIDAX_ENGINE_SRC | backend/.venv-kernel/bin/python, <repo>/engine/src |
@@ -17,6 +17,8 @@
 | DIDAX_KERNEL_ARGV | test hook: JSON argv of a fake kernel (forces rlimits mode, loopback only) |
 
 Every kernel serves one run and is destroyed after it; a session holds no kernel between runs.
+A warm kernel holds ~185 MB RSS: the default pool of 8 costs ~1.5 GB while idle, and lets half
+of a burst of 16 simultaneous runs start at once while the rest wait for spawns.
 
 Imports: the standard library only.
 """
