@@ -201,18 +201,9 @@ def mlir_context():
     (creating one costs ~2 ms)."""
     ctx = _state.get("mlir_ctx")
     if ctx is None:
-        from jaxlib.mlir import ir  # noqa: PLC0415
-        from jaxlib.mlir._mlir_libs import _jax_mlir_ext  # noqa: PLC0415
-        from jaxlib.mlir.dialects import chlo, stablehlo  # noqa: PLC0415
+        from didax._src.interpreters.mlir import make_ir_context  # noqa: PLC0415
 
-        registry = ir.DialectRegistry()
-        _jax_mlir_ext.register_dialects(registry)
-        ctx = ir.Context()
-        ctx.append_dialect_registry(registry)
-        ctx.load_all_available_dialects()
-        stablehlo.register_dialect(ctx)
-        chlo.register_dialect(ctx)
-        _state["mlir_ctx"] = ctx
+        ctx = _state["mlir_ctx"] = make_ir_context()
     return ctx
 
 
