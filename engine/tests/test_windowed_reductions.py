@@ -7,6 +7,8 @@ pytrees of operands); dtypes; jaxpr text; errors.
 
 from __future__ import annotations
 
+import contextlib
+
 import didax
 import jax
 import numpy as np
@@ -187,6 +189,54 @@ def test_select_and_scatter_add_bitwise(case, dtype):
             s, o, getattr(jax.lax, f"{sel}_p"), window, strides, pad))(src, x))
         assert np.asarray(f(src, x)).tobytes() == want.tobytes()
         assert np.asarray(didax.jit(f)(src, x)).tobytes() == want.tobytes()
+        with _taping():  # eager reverse mode computes it on NumPy (lax/_pool_np)
+            assert np.asarray(f(src, x)).tobytes() == want.tobytes()
+
+
+@contextlib.contextmanager
+def _taping():
+    """As while an eager tape records or pulls back."""
+    from didax._src.interpreters import tape
+    tape.ACTIVE[0] += 1
+    try:
+        yield
+    finally:
+        tape.ACTIVE[0] -= 1
+
+
+@pytest.mark.parametrize("cfg", [("max", (1, 1, 2, 2), (1, 1, 2, 2), "VALID", None, None),
+                                 ("min", (1, 1, 3, 3), (1, 1, 3, 3), "SAME", None, None),
+                                 ("max", (1, 2, 2, 1), (1, 2, 3, 1), "SAME", None, None)])
+def test_pooling_under_the_tape_equals_jit(monkeypatch, cfg):
+    """While a tape is active max/min pooling over disjoint windows and its pullback run
+    on NumPy (no XLA program is dispatched): values equal jit's (NaN included; signed zeros aside), gradients JAX's
+    bit for bit."""
+    _forbid_xla(monkeypatch)
+    pool_d, pool_j = (_pool(*cfg)(m.numpy, m.lax) for m in (didax, jax))
+    x = np.round(np.random.default_rng(1).standard_normal((2, 3, 7, 6)) * 2)
+    x = x.astype(np.float32)
+    x[0, 0, 0, :2] = np.nan
+    with _taping():
+        got = np.asarray(pool_d(x))
+    monkeypatch.undo()
+    assert np.array_equal(got, np.asarray(didax.jit(pool_d)(x)), equal_nan=True)
+    x[0, 0, 0, :2] = 0.0
+    _forbid_xla(monkeypatch)
+    shape = got.shape
+    scale = (np.arange(np.prod(shape)) % 5 - 2).reshape(shape).astype(np.float32)
+    g = didax.grad(lambda x: (pool_d(x) * scale).sum())(x)
+    gj = jax.grad(lambda x: (pool_j(x) * scale).sum())(x)
+    assert np.asarray(g).tobytes() == np.asarray(gj).tobytes()
+
+
+def _forbid_xla(monkeypatch):
+    """Eager evaluation may not compile a one-equation XLA program (lax.dispatch)."""
+    from didax._src.lax import dispatch
+
+    def compile_equation(prim, *_):
+        raise AssertionError(f"{prim.name} was dispatched to XLA")
+    monkeypatch.setattr(dispatch, "_by_key", {})
+    monkeypatch.setattr(dispatch, "compile_equation", compile_equation)
 
 
 @pytest.mark.parametrize("build,args", [

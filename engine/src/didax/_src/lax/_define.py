@@ -218,6 +218,20 @@ def _wrap_numpy_impl(prim: Primitive, np_impl: Callable) -> Callable:
     return impl
 
 
+def on_numpy_while_taping(prim: Primitive, np_impl: Callable, fits: Callable) -> None:
+    """Eager reverse mode for a primitive XLA evaluates eagerly (impl=COMPILED): while a
+    tape records or pulls back (tape.ACTIVE: the step already evaluates on NumPy), cases
+    `fits(*args, **params)` accepts run `np_impl` on the host instead of dispatching a
+    one-equation XLA program; plain eager code still compiles it (eager equals jit)."""
+    compiled, on_numpy, active = prim.impl, _wrap_numpy_impl(prim, np_impl), tape.ACTIVE
+
+    def impl(*args, **params):
+        if active[0] and fits(*args, **params):
+            return on_numpy(*args, **params)
+        return compiled(*args, **params)
+    prim.impl = impl
+
+
 try:  # NumPy's error state is a context variable; setting it directly costs ~0.1 us
     from numpy._core._ufunc_config import _extobj_contextvar, _make_extobj
 

@@ -5,7 +5,7 @@ helpers (`conv_shape_tuple`, `conv_general_shape_tuple`, `conv_transpose_shape_t
 
 The `conv_general_dilated` primitive is declared once with all its rules:
 - eager evaluation compiles the one convolution with XLA (lax.dispatch), so eager results
-  are those of jit (while an eager tape records, a one-feature input's convolution runs on
+  are those of jit (while an eager tape records, the convolution runs on
   NumPy instead: lax/_conv_np);
 - abstract evaluation with JAX's checks and messages;
 - it is bilinear: the JVP and both transposes are convolutions again (reverse mode of the
@@ -33,10 +33,10 @@ from didax._src.interpreters.lowering import i64_array
 from didax._src.lax import _conv_np, lax, shapes, windowing
 from didax._src.lax._define import (
     COMPILED,
-    _wrap_numpy_impl,
     check_accepted,
     check_same_dtypes,
     def_primitive,
+    on_numpy_while_taping,
 )
 from didax._src.lax.reductions import canonicalize_precision
 from didax._src.lax.slicing import lower_traced
@@ -471,9 +471,8 @@ def _complex_conv(x, y, params):
 conv_general_dilated_p = def_primitive(
     "conv_general_dilated", abstract_eval=_conv_abstract_eval, impl=COMPILED, jvp=None,
     transpose=None, batch=_conv_batch, lower=_conv_lower)
-conv_general_dilated_p.impl = _conv_np.taped_impl(  # eager reverse mode: see _conv_np
-    conv_general_dilated_p.impl,
-    _wrap_numpy_impl(conv_general_dilated_p, _conv_np.conv_one_feature))
+on_numpy_while_taping(  # eager reverse mode: see _conv_np
+    conv_general_dilated_p, _conv_np.conv_on_numpy, _conv_np.fits)
 ad.defbilinear(conv_general_dilated_p, _conv_transpose_lhs, _conv_transpose_rhs)
 
 

@@ -10,7 +10,8 @@
   pytrees of operands, differentiates by reducing (primal, tangent) pairs with the
   computation's JVP, batches, and lowers to `stablehlo.reduce_window` with that body.
 
-Every primitive runs eagerly as its own XLA executable (lax.dispatch), as under jit.
+Every primitive runs eagerly as its own XLA executable (lax.dispatch), as under jit — except
+max/min pooling and its pullback while an eager tape records or pulls back (lax/_pool_np).
 May import core, dtypes, tree_util, the interpreters and lax.
 """
 
@@ -27,10 +28,10 @@ from didax._src.interpreters import ad, batching, lowering, tape
 from didax._src.interpreters import partial_eval as pe
 from didax._src.interpreters.ad import Zero, is_undefined_primal
 from didax._src.interpreters.lowering import i64_array
+from didax._src.lax import _pool_np, shapes, windowing
 from didax._src.lax import lax as lax_
 from didax._src.lax import reductions as lred
-from didax._src.lax import shapes, windowing
-from didax._src.lax._define import COMPILED, NONLINEAR, def_primitive
+from didax._src.lax._define import COMPILED, NONLINEAR, def_primitive, on_numpy_while_taping
 from didax._src.lax.slicing import lower_traced
 from didax._src.tree_util import tree_flatten, tree_unflatten
 
@@ -387,6 +388,11 @@ select_and_scatter_add_p = def_primitive(
 _sas_ref.append(select_and_scatter_add_p)
 tape.pullbacks[reduce_window_max_p] = _chooser_pullback(lax_.ge_p)
 tape.pullbacks[reduce_window_min_p] = _chooser_pullback(lax_.le_p)
+# eager reverse mode: max/min pooling and its pullback on NumPy (see _pool_np)
+on_numpy_while_taping(reduce_window_max_p, _pool_np.reduce_window_max, _pool_np.fits_reduce)
+on_numpy_while_taping(reduce_window_min_p, _pool_np.reduce_window_min, _pool_np.fits_reduce)
+on_numpy_while_taping(select_and_scatter_add_p, _pool_np.select_and_scatter_add,
+                      _pool_np.fits_scatter)
 
 
 # ----------------------------------------------------------------------------------------

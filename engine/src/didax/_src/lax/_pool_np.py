@@ -1,0 +1,142 @@
+"""Max/min pooling on NumPy for the eager tape (eager reverse mode).
+
+Eagerly, `reduce_window_max`/`_min` and `select_and_scatter_add` (max pooling's pullback)
+run as one-equation XLA programs (lax.dispatch), equal to jit. While a tape records or pulls
+back (interpreters/tape.ACTIVE, where the step already evaluates on NumPy) the dispatch and
+the host/device copies around it cost more than the pooling itself, so these run here:
+
+- the window maximum (minimum) as the running np.maximum (np.minimum) of each window
+  element's strided slice — exact, as XLA's (NaN propagates; signed zeros may differ);
+- select_and_scatter_add over disjoint windows exactly as the fused code of
+  windowed_reductions._sas_disjoint (XLA's order: row-major within a window, the current
+  choice kept while select(current, candidate) holds; the chosen element receives
+  0 + source, every other element 0): the same bits as jit.
+
+Float32/float64 only, no base or window dilation. May import core and array.
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+
+from didax._src.array import Array
+
+_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
+_MAX_WINDOW = 64  # window elements: each is one pass over the output
+
+
+def _dtype(x):
+    return x.aval.dtype if type(x) is Array else np.result_type(x)
+
+
+def fits_reduce(x, *, window_dimensions, base_dilation, window_dilation, **_) -> bool:
+    """Whether reduce_window_max/min(x, ...) is one this module computes."""
+    return (_dtype(x) in _DTYPES and all(d == 1 for d in base_dilation)
+            and all(d == 1 for d in window_dilation)
+            and 0 < int(np.prod(window_dimensions)) <= _MAX_WINDOW
+            and all(n > 0 for n in np.shape(x)))
+
+
+def fits_scatter(source, operand, *, select_prim, window_dimensions, window_strides,
+                 **_) -> bool:
+    """Whether select_and_scatter_add(source, operand, ...) is one this module computes."""
+    return (_dtype(operand) in _DTYPES and _dtype(source) == _dtype(operand)
+            and select_prim.name in _SELECT
+            and all(s >= w for w, s in zip(window_dimensions, window_strides))
+            and 0 < int(np.prod(window_dimensions)) <= _MAX_WINDOW
+            and all(n > 0 for n in np.shape(source)))
+
+
+_SELECT = {"ge": (np.greater_equal, -np.inf), "le": (np.less_equal, np.inf)}
+
+
+def _padded(x: np.ndarray, padding, fill) -> np.ndarray:
+    if any(lo or hi for lo, hi in padding):
+        return np.pad(x, tuple(padding), constant_values=fill)
+    return x
+
+
+def _window_elements(window_dimensions, window_strides, out_shape):
+    """For each element of a window (row-major), its slice of every window at once."""
+    for off in itertools.product(*(range(w) for w in window_dimensions)):
+        yield tuple(slice(o, o + (n - 1) * s + 1, s)
+                    for o, n, s in zip(off, out_shape, window_strides))
+
+
+def _out_shape(shape, window_dimensions, window_strides):
+    return tuple((d - w) // s + 1 if d >= w else 0
+                 for d, w, s in zip(shape, window_dimensions, window_strides))
+
+
+def _reduce(x, window_dimensions, window_strides, padding, ufunc, fill):
+    x = _padded(x, padding, fill)
+    shape = _out_shape(x.shape, window_dimensions, window_strides)
+    if not all(shape):
+        return np.full(shape, fill, x.dtype)
+    elements = _window_elements(window_dimensions, window_strides, shape)
+    out = np.array(x[next(elements)])
+    for sl in elements:
+        ufunc(out, x[sl], out=out)
+    return out
+
+
+def reduce_window_max(x, *, window_dimensions, window_strides, padding, **_):
+    return _reduce(x, window_dimensions, window_strides, padding, np.maximum, -np.inf)
+
+
+def reduce_window_min(x, *, window_dimensions, window_strides, padding, **_):
+    return _reduce(x, window_dimensions, window_strides, padding, np.minimum, np.inf)
+
+
+def select_and_scatter_add(source, operand, *, select_prim, window_dimensions,
+                           window_strides, padding):
+    """Each window's source value added at the element its selection chooses (windows
+    disjoint), as windowed_reductions._sas_disjoint computes it."""
+    select, fill = _SELECT[select_prim.name]
+    x = _padded(operand, padding, fill)
+    slices = list(_window_elements(window_dimensions, window_strides, source.shape))
+    planes = np.stack([x[sl] for sl in slices])  # (window element, *windows): contiguous
+    src = source + np.zeros((), source.dtype)  # 0 + source: -0.0 becomes 0.0, as XLA adds
+    chosen = _first_extreme(planes, select_prim.name)
+    if chosen is None:  # NaN in a window: XLA's comparisons, one by one
+        chosen = _chosen_stepwise(planes, select)
+    if np.isfinite(src).all():  # (x * False is -0.0 for negative x: + 0 makes it 0.0)
+        parts = np.multiply(chosen, src, dtype=src.dtype)
+        parts += np.zeros((), src.dtype)
+    else:
+        parts = np.where(chosen, src, np.zeros((), src.dtype))
+    out = np.zeros(x.shape, source.dtype)
+    for part, sl in zip(parts, slices):
+        out[sl] = part
+    if x is not operand:
+        out = out[tuple(slice(lo, lo + d) for (lo, _), d in zip(padding, operand.shape))]
+    return out
+
+
+def _first_extreme(planes: np.ndarray, kind: str):
+    """Which element each window selects (a boolean per plane) when no window holds a NaN:
+    select(current, candidate) keeps the current choice on ties, so the first maximum
+    (for "ge"; minimum for "le") in window order wins. None when a window holds a NaN."""
+    extreme = planes.max(axis=0) if kind == "ge" else planes.min(axis=0)
+    if np.isnan(extreme).any():
+        return None
+    chosen = planes == extreme
+    taken = chosen[0].copy()
+    for c in chosen[1:]:
+        c &= ~taken
+        taken |= c
+    return chosen
+
+
+def _chosen_stepwise(planes: np.ndarray, select):
+    """Which element each window selects, by XLA's sequence of select(current, candidate)
+    comparisons (exact with NaN: a comparison with NaN is false, so the candidate wins)."""
+    current = planes[0]
+    which = np.zeros(current.shape, np.int32)
+    for i, candidate in enumerate(planes[1:], 1):
+        keep = select(current, candidate)
+        current = np.where(keep, current, candidate)
+        which = np.where(keep, which, i)
+    return which == np.arange(len(planes)).reshape((-1,) + (1,) * which.ndim)
