@@ -163,3 +163,24 @@ def test_checkpoint_name_and_policy_reprs():
                 str(lib.make_jaxpr(lambda x: name(x * 2, "a"))(1.0)),
                 name({"a": 1.0, "b": np.ones(2)}, "n")["a"])
     assert run(didax) == run(jax)
+
+
+def _nested_sin():
+    def f(x):
+        return f.lib.numpy.sin(f.lib.numpy.sin(x))
+    return f
+
+
+def test_residual_locations_name_the_qualified_function():
+    """`file:line:col (outer.<locals>.f)`: the function's qualified name, as JAX prints it."""
+    def run(lib):
+        f = _nested_sin()
+        f.lib = lib
+        ckpt = __import__(f"{lib.__name__}.ad_checkpoint", fromlist=["print_saved_residuals"])
+        buf = io.StringIO()
+        with contextlib.redirect_stdout(buf):
+            ckpt.print_saved_residuals(f, 1.0)
+        return buf.getvalue()
+    got, want = run(didax), run(jax)
+    assert "(_nested_sin.<locals>.f)" in want
+    assert got == want

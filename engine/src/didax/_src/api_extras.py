@@ -105,7 +105,7 @@ def summarize(info) -> str:
         return "unknown"
     col = _column(info)
     where = f"{info.file}:{info.line}" + (f":{col}" if col is not None else "")
-    return f"{where} ({info.function.rsplit('.', 1)[-1]})"
+    return f"{where} ({info.function})"  # the qualified name, as JAX (`outer.<locals>.f`)
 
 
 def _column(info) -> int | None:
