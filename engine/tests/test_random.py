@@ -647,3 +647,13 @@ def test_legacy_key_config():
     keys = _with_config("jax_enable_custom_prng", True,
                         lambda: didax.random.split(didax.random.PRNGKey(0)))
     assert str(keys.dtype) == "key<fry>"
+
+
+def test_import_draws_from_numpy_global_generator_as_jax():
+    """A program that seeds numpy, then imports jax, sees the numbers it sees under JAX."""
+    import subprocess
+    import sys
+    code = "import numpy as np; np.random.seed(0); import {}; print(np.random.rand())"
+    out = [subprocess.run([sys.executable, "-c", code.format(m)], capture_output=True,
+                          text=True, check=True).stdout for m in ("didax", "jax")]
+    assert out[0] == out[1]

@@ -779,3 +779,9 @@ def _categorical_no_replace(key, logits, axis, shape, batch_shape, prefix, mode)
     nd = indices.ndim
     return shapes.reshape(indices, shape, (nd - 1, *range(nd - 1)))
 
+
+
+# Importing real JAX draws five numbers from numpy's global generator (retry jitter in
+# jax/_src/clusters/k8s_cluster.py), so a program that seeds numpy before `import jax`
+# sees the stream five draws on; draw them too, so such a program's numbers match.
+np.random.rand(5)
