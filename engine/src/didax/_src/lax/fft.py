@@ -152,6 +152,11 @@ def fft(x, fft_type, fft_lengths):
     fft_type = FftType(int(fft_type))
     fft_lengths = tuple(int(n) for n in fft_lengths)
     dt = core.get_aval(x).dtype
-    if fft_type in (FftType.FFT, FftType.IFFT) and not dtypes.is_complex(dt):
+    if fft_type == FftType.RFFT:
+        if dtypes.is_complex(dt):
+            raise ValueError("only real valued inputs supported for rfft")
+        if not dtypes.is_inexact(dt):
+            x = convert_element_type(x, dtypes.to_inexact_dtype(dt))
+    elif not dtypes.is_complex(dt):  # FFT, IFFT and IRFFT of real input: as complex (JAX)
         x = convert_element_type(x, _complex_dtype(dt))
     return fft_p.bind(x, fft_type=fft_type, fft_lengths=fft_lengths)

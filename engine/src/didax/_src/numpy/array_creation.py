@@ -308,7 +308,8 @@ def linspace(start, stop, num: int = 50, endpoint: bool = True, retstep: bool = 
     return _linspace(start, stop, num, endpoint, retstep, dtype, axis)
 
 
-@jit_like_jax("_linspace", static_argnames=("num", "endpoint", "retstep", "dtype", "axis"))
+@jit_like_jax("_linspace", static_argnames=("num", "endpoint", "retstep", "dtype", "axis"),
+              eager_compiled=True)
 def _linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0):
     if num < 0:
         raise ValueError(f"Number of samples, {num}, must be non-negative.")

@@ -102,10 +102,10 @@ def select(condlist, choicelist, default=0):
 
 def piecewise(x, condlist, funclist, *args, **kw):
     x = ensure_arraylike("piecewise", x)
-    if isinstance(condlist, (Array, Tracer, np.ndarray)) and np.ndim(condlist) == np.ndim(x):
-        condlist = [condlist]
-    condlist = [ensure_arraylike("piecewise", c) for c in condlist]
+    # JAX takes condlist as one boolean array (no wrapping of a lone condition as NumPy
+    # does): its leading axis enumerates the conditions; the last true one wins.
     n = len(condlist)
+    condlist = asarray(condlist, dtype=bool)
     if len(funclist) == n + 1:
         otherwise = funclist[-1]
         funclist = funclist[:-1]
@@ -368,7 +368,7 @@ def sort_complex(a):
     from didax._src.numpy.sorting import sort  # noqa: PLC0415
 
     a = ensure_arraylike("sort_complex", a)
-    out = sort(a, axis=0)
+    out = sort(a, axis=-1)  # lax.sort: the last axis, as JAX
     return convert(out, dtypes.to_complex_dtype(dtype_of(out)))
 
 

@@ -327,18 +327,29 @@ def vander(x, N=None, increasing=False):
     return ufuncs.power(shapes.expand_dims(x, (1,)), shapes.expand_dims(powers, (0,)))
 
 
-def trim_zeros(filt, trim="fb"):
+def trim_zeros(filt, trim="fb", axis=None):
+    """Leading/trailing all-zero slices removed along each axis in `axis` (all axes when
+    None), as JAX 0.10: a slice is kept from the first to the last one with a nonzero."""
     filt = ensure_arraylike("trim_zeros", filt)
     vals = core.concrete_or_error(np.asarray, filt, "Error arose in the `filt` argument of "
                                   "trim_zeros()")
-    if np.ndim(vals) != 1:
-        raise ValueError(f"trim_zeros requires a 1-D input, got shape {vals.shape}")
-    nz = np.nonzero(vals)[0]
-    if not nz.size:
-        return filt[:0]
-    start = int(nz[0]) if "f" in trim.lower() else 0
-    stop = int(nz[-1]) + 1 if "b" in trim.lower() else vals.shape[0]
-    return filt[start:stop]
+    axes = range(vals.ndim) if axis is None else (axis if isinstance(axis, (tuple, list))
+                                                   else (axis,))
+    axes = {operator.index(a) % max(vals.ndim, 1) for a in axes}
+    front, back = "f" in trim.lower(), "b" in trim.lower()
+    if not axes or not (front or back):
+        return filt
+    index = []
+    for ax in range(vals.ndim):
+        if ax not in axes:
+            index.append(slice(None))
+            continue
+        nz = np.nonzero(vals.any(axis=tuple(i for i in range(vals.ndim) if i != ax)))[0]
+        if not nz.size:
+            index.append(slice(0, 0))
+            continue
+        index.append(slice(int(nz[0]) if front else None, int(nz[-1]) + 1 if back else None))
+    return filt[tuple(index)]
 
 
 # ----------------------------------------------------------------------------------------

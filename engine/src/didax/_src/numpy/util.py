@@ -375,17 +375,19 @@ def _staging() -> bool:
 
 
 def jit_like_jax(name: str | None = None, static_argnames: Sequence[str] = (),
-                 inline: bool = False) -> Callable:
+                 inline: bool = False, eager_compiled: bool = False) -> Callable:
     """Marks a jnp function that JAX wraps in `jit`: when equations are being staged, the
     call is staged as a `jit[name=...]` equation (the same
-    primitives JAX shows); eagerly the function runs op by op."""
+    primitives JAX shows); eagerly the function runs op by op, or, with `eager_compiled`,
+    compiled as JAX runs it: where XLA fuses the ops (a multiply-add into one FMA, as in
+    `linspace`), op-by-op rounding would differ from JAX's in the last bit."""
     def deco(fun):
         sig = inspect.signature(fun)
         cache: dict = {}
 
         @functools.wraps(fun)
         def wrapper(*args, **kwargs):
-            if inline or not _staging():
+            if inline or not (eager_compiled or _staging()):
                 return fun(*args, **kwargs)
             jitted = cache.get("f")
             if jitted is None:

@@ -1,0 +1,55 @@
+"""JAX 0.10.2's own docstring examples that didax got wrong (jnp.linspace bits, sort_complex,
+piecewise with an array of conditions, trim_zeros on N-d input, irfft of real input, lax.fft
+of integers), each compared with JAX.
+"""
+
+from __future__ import annotations
+
+import didax
+import jax
+import numpy as np
+from jaxcompare import assert_same, same
+
+
+def test_eager_linspace_is_bitwise_jax():
+    """JAX runs linspace compiled even eagerly (XLA fuses start*(1-t) + stop*t into an FMA);
+    op by op, two of these points were one ulp off and cos(theta) changed sign at pi/2."""
+    th = {lib: lib.numpy.linspace(-lib.numpy.pi, lib.numpy.pi, 9) for lib in (didax, jax)}
+    assert np.asarray(th[didax]).tobytes() == np.asarray(th[jax]).tobytes()
+    got = np.asarray(didax.numpy.cos(th[didax]))
+    want = np.asarray(jax.numpy.cos(th[jax]))
+    assert np.array_equal(np.sign(got), np.sign(want))
+    same(lambda j, jnp: jnp.linspace(-3, 5, 7, dtype=jnp.float32))
+    same(lambda j, jnp: jnp.linspace(0, 10, 5, dtype=jnp.int32))
+
+
+def test_sort_complex_sorts_the_last_axis():
+    same(lambda j, jnp: jnp.sort_complex(jnp.array([[5, 3, 4], [6, 9, 2]])))
+    same(lambda j, jnp: jnp.sort_complex(jnp.array([1 + 2j, 2 + 4j, 3 - 1j, 2 + 3j])))
+
+
+def test_piecewise_takes_conditions_as_one_array():
+    x = np.arange(-4, 5, dtype=np.int32)
+    conds = [lambda jnp: [x < 0, x >= 0], lambda jnp: jnp.array([False, True, False]),
+             lambda jnp: [x < -1, x > 1]]
+    funcs = [[lambda v: 0 * v, lambda v: v], [lambda v: v * 0, lambda v: v * 10, lambda v: v * 100],
+             [lambda v: 1 + v, lambda v: v - 1, 0]]
+    for c, f in zip(conds, funcs):
+        same(lambda j, jnp: jnp.piecewise(x, c(jnp), f))
+
+
+def test_trim_zeros_n_dimensional_and_axis():
+    x = np.zeros((4, 5), np.float32)
+    x[1:3, 1:4] = 1
+    for kw in ({}, {"trim": "f"}, {"trim": "b"}, {"axis": 0}, {"axis": 1}, {"axis": -1}):
+        same(lambda j, jnp: jnp.trim_zeros(x, **kw))
+    same(lambda j, jnp: jnp.trim_zeros(jnp.array([0, 0, 2, 0, 1, 4, 3, 0, 0, 0]), trim="f"))
+
+
+def test_irfft_and_lax_fft_accept_real_and_integer_input():
+    a = np.array([[1., 2.], [3., 4.]], np.float32)
+    same(lambda j, jnp: jnp.fft.irfft(a, axis=0))
+    same(lambda j, jnp: jnp.fft.irfftn(a))
+    same(lambda j, jnp: j.lax.fft(np.arange(4), "RFFT", (4,)))
+    got = didax.jit(lambda v: didax.numpy.fft.irfft(v))(a)
+    assert_same(got, jax.jit(lambda v: jax.numpy.fft.irfft(v))(a))
