@@ -53,3 +53,25 @@ def test_irfft_and_lax_fft_accept_real_and_integer_input():
     same(lambda j, jnp: j.lax.fft(np.arange(4), "RFFT", (4,)))
     got = didax.jit(lambda v: didax.numpy.fft.irfft(v))(a)
     assert_same(got, jax.jit(lambda v: jax.numpy.fft.irfft(v))(a))
+
+
+def test_broadcast_in_dim_in_any_dimension_order():
+    x = np.arange(6, dtype=np.float32).reshape(3, 2)
+    bid = lambda j: lambda v: j.lax.broadcast_in_dim(v, (2, 4, 3), (2, 0))  # noqa: E731
+    same(lambda j, jnp: bid(j)(x))
+    same(lambda j, jnp: j.jit(bid(j))(x))
+    # (JAX's own transpose rule fails for permuted dimensions: no grad comparison)
+    same(lambda j, jnp: j.vmap(bid(j))(np.stack([x, x + 1])))
+    same(lambda j, jnp: j.lax.broadcast_in_dim(jnp.arange(3).reshape(3, 1), (2, 3, 4), (1, 0)))
+
+
+def test_broadcast_like():
+    same(lambda j, jnp: j.lax.broadcast_like(jnp.array([1, 2, 3]), jnp.zeros((2, 3))))
+
+
+def test_linalg_of_integer_matrices_as_floats():
+    a = np.array([[1, 2], [3, 4]], np.int32)
+    for f in ("svdvals", "matrix_rank", "cond", "pinv"):
+        same(lambda j, jnp: getattr(jnp.linalg, f)(a), scale=10)
+    same(lambda j, jnp: jnp.linalg.lstsq(a, np.array([3, 7]))[0], scale=100)
+    same(lambda j, jnp: jnp.linalg.qr(a)[1].dtype == jnp.float32)

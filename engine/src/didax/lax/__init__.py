@@ -430,6 +430,9 @@ from didax._src.lax.shapes import (
     broadcast_in_dim as broadcast_in_dim,
 )
 from didax._src.lax.shapes import (
+    broadcast_like as broadcast_like,
+)
+from didax._src.lax.shapes import (
     broadcast_in_dim_p as broadcast_in_dim_p,
 )
 from didax._src.lax.shapes import (

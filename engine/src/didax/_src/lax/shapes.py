@@ -77,8 +77,8 @@ def _bid_abstract_eval(x, *, shape, broadcast_dimensions, sharding):
                         f"equal to their corresponding dimensions in the target broadcast "
                         f"shape; got operand of shape {x.shape}, target broadcast shape "
                         f"{shape}, broadcast_dimensions {bd} ")
-    if any(b <= a for a, b in zip(bd, bd[1:])):
-        raise TypeError(f"broadcast_in_dim broadcast_dimensions must be strictly increasing; "
+    if len(set(bd)) != len(bd):  # any order is allowed (JAX 0.10), repeats are not
+        raise TypeError(f"broadcast_in_dim broadcast_dimensions must not repeat; "
                         f"got broadcast_dimensions {bd}")
     return ShapedArray(shape, x.dtype, x.weak_type)
 
@@ -88,6 +88,10 @@ def _bid_impl(x, *, shape, broadcast_dimensions, sharding):
         out = np.ndarray(shape, x.dtype, x, 0, (0,) * len(shape))
         out.flags.writeable = False
         return out
+    if any(b < a for a, b in zip(broadcast_dimensions, broadcast_dimensions[1:])):
+        order = np.argsort(broadcast_dimensions)  # operand axes in output order
+        x = x.transpose(order)
+        broadcast_dimensions = tuple(np.asarray(broadcast_dimensions)[order])
     expanded = [1] * len(shape)
     for i, d in enumerate(broadcast_dimensions):
         expanded[d] = x.shape[i]
@@ -113,6 +117,8 @@ def _bid_transpose(ct, x, *, shape, broadcast_dimensions, sharding):
     kept = tuple(d for i, d in enumerate(broadcast_dimensions) if i not in unit)
     axes = tuple(a for a in range(len(shape)) if a not in kept)
     out = reduce_sum(ct, axes) if axes else ct
+    if any(b < a for a, b in zip(kept, kept[1:])):  # back to the operand's axis order
+        out = transpose(out, tuple(int(i) for i in np.argsort(np.argsort(kept))))
     if unit:
         out = broadcast_in_dim(out, in_shape, [i for i in range(len(in_shape))
                                                if i not in unit])
@@ -170,6 +176,20 @@ def broadcast(operand, sizes):
     nd = np.ndim(operand)
     dims = tuple(range(len(sizes), len(sizes) + nd))
     return broadcast_in_dim(operand, sizes + tuple(np.shape(operand)), dims)
+
+
+def broadcast_like(arr, like_arr):
+    """`lax.broadcast_like`: arr broadcast (NumPy-style, leading axes added) to the shape
+    of like_arr."""
+    shape = tuple(core.get_aval(like_arr).shape)
+    x_shape = tuple(np.shape(arr))
+    if x_shape == shape:
+        return arr
+    nlead = len(shape) - len(x_shape)
+    if nlead < 0 or any(a not in (1, b) for a, b in zip(x_shape, shape[nlead:])):
+        raise ValueError(f"Incompatible types for broadcasting: input shape {x_shape} and "
+                         f"requested shape {shape}")
+    return broadcast_in_dim(arr, shape, tuple(range(nlead, len(shape))))
 
 
 def broadcast_to_rank(x, rank: int):

@@ -26,7 +26,12 @@ from didax._src.numpy import ufuncs as uf
 from didax._src.numpy import ufuncs_math as um
 from didax._src.numpy.manipulation import matrix_transpose
 from didax._src.numpy.products import diagonal, matmul
-from didax._src.numpy.util import dtype_of, ensure_arraylike, jit_like_jax
+from didax._src.numpy.util import (
+    dtype_of,
+    ensure_arraylike,
+    jit_like_jax,
+    promote_dtypes_inexact,
+)
 
 
 def _H(x):
@@ -242,6 +247,7 @@ class QRResult(NamedTuple):
 
 @jit_like_jax("eigh", static_argnames=("UPLO", "symmetrize_input"))
 def _eigh(a, UPLO=None, symmetrize_input=True):  # noqa: N803 - NumPy's name
+    a, = promote_dtypes_inexact(a)  # integers as floats, as JAX's jnp.linalg
     lower = UPLO in (None, "L")
     if symmetrize_input:
         a = uf.true_divide(uf.add(a, _H(a)), 2)
@@ -269,6 +275,7 @@ def eigvalsh(a, UPLO=None, *, symmetrize_input=True):  # noqa: N803
 
 @jit_like_jax("svd", static_argnames=("full_matrices", "compute_uv", "hermitian"))
 def _svd(a, full_matrices=True, compute_uv=True, hermitian=False):
+    a, = promote_dtypes_inexact(a)
     outs = svd_p.bind(a, full_matrices=full_matrices, compute_uv=compute_uv,
                       subset_by_index=None, algorithm=None)
     return (outs[1], outs[0], outs[2]) if compute_uv else outs[0]
@@ -288,6 +295,7 @@ def svdvals(x, /):
 
 @jit_like_jax("qr", static_argnames=("mode",))
 def _qr(a, mode="reduced"):
+    a, = promote_dtypes_inexact(a)
     full = mode == "complete"
     q, r = qr_p.bind(a, pivoting=False, full_matrices=full, use_magma=None)
     return r if mode == "r" else (q, r)
@@ -305,7 +313,7 @@ def qr(a, mode="reduced"):
 
 def pinv(a, rtol=None, hermitian=False, *, rcond=None):
     """The Moore-Penrose pseudo-inverse (small singular values cut at rtol * max)."""
-    a = ensure_arraylike("jnp.linalg.pinv", a)
+    a, = promote_dtypes_inexact(ensure_arraylike("jnp.linalg.pinv", a))
     u, s, vh = svd(um.conj(a), full_matrices=False)
     m, n = a.shape[-2:]
     cut = rtol if rtol is not None else rcond
@@ -323,7 +331,7 @@ def _where(c, x):
 
 
 def matrix_rank(M, rtol=None, *, tol=None):  # noqa: N803 - NumPy's name
-    M = ensure_arraylike("jnp.linalg.matrix_rank", M)  # noqa: N806
+    M, = promote_dtypes_inexact(ensure_arraylike("jnp.linalg.matrix_rank", M))  # noqa: N806
     if M.ndim < 2:
         return uf.not_equal(red.any(M != 0), False).astype(np.int32)
     s = svd(M, compute_uv=False)
@@ -338,7 +346,7 @@ def matrix_rank(M, rtol=None, *, tol=None):  # noqa: N803 - NumPy's name
 
 def cond(x, p=None):
     """The condition number (2-norm by default: largest over smallest singular value)."""
-    x = ensure_arraylike("jnp.linalg.cond", x)
+    x, = promote_dtypes_inexact(ensure_arraylike("jnp.linalg.cond", x))
     if p not in (None, 2, -2):
         from didax._src.numpy.linalg import inv, norm  # noqa: PLC0415
 
@@ -352,7 +360,7 @@ def cond(x, p=None):
 
 def lstsq(a, b, rcond=None, *, numpy_resid=False):
     """Least squares through the pseudo-inverse: (x, residuals, rank, singular values)."""
-    a, b = ensure_arraylike("jnp.linalg.lstsq", a, b)
+    a, b = promote_dtypes_inexact(*ensure_arraylike("jnp.linalg.lstsq", a, b))
     b1 = b.ndim == 1
     bm = b[:, None] if b1 else b
     x = matmul(pinv(a, rtol=rcond), bm)
