@@ -189,6 +189,11 @@ rec("nextafter", ("nextafter",), lax_fn("nextafter"), FLOAT, shapes=BINARY_SHAPE
 # JAX's igamma/polygamma expand to large XLA programs: fewer shapes and modes
 rec("igamma", ("igamma",), lax_fn("igamma"), (f32, f64), shapes=BINARY_SHAPES[:2],
     kinds="positive", diff=(1,), modes=("eval", "jaxpr", "jvp", "vmap"), in_axes=[(0, 0)])
+rec("igammac", ("igammac",), lax_fn("igammac"), (f32, f64), shapes=BINARY_SHAPES[:2],
+    kinds="positive", diff=(1,), modes=("eval", "jaxpr", "jvp", "vmap"), in_axes=[(0, 0)])
+# JAX's lax.zeta has no JVP (jax.scipy.special.zeta differentiates in q)
+rec("zeta", ("zeta",), lax_fn("zeta"), (f32, f64), shapes=BINARY_SHAPES[:2],
+    kinds="positive", modes=("eval", "jaxpr", "vmap"), in_axes=[(0, 0)])
 rec("max_ties", ("max",), lax_fn("max"), (f32, f64), shapes=BINARY_SHAPES[:1], kinds="small")
 rec("min_ties", ("min",), lax_fn("min"), (f32, f64), shapes=BINARY_SHAPES[:1], kinds="small")
 

@@ -181,6 +181,8 @@ from didax._src.lax.lax import (
 )
 from didax._src.lax.lax import (
     igamma as igamma,
+    igammac as igammac,
+    zeta as zeta,
 )
 from didax._src.lax.lax import (
     imag as imag,
@@ -688,6 +690,8 @@ from didax.extend.core.primitives import (
 )
 from didax.extend.core.primitives import (
     igamma_p as igamma_p,
+    igammac_p as igammac_p,
+    zeta_p as zeta_p,
 )
 from didax.extend.core.primitives import (
     imag_p as imag_p,

@@ -78,5 +78,11 @@ from didax._src.scipy.special import (
     xlogy as xlogy,
 )
 
+from didax._src.scipy.special_more import beta as beta
+from didax._src.scipy.special_more import comb as comb
+from didax._src.scipy.special_more import factorial as factorial
+from didax._src.scipy.special_more import gammaincc as gammaincc
+from didax._src.scipy.special_more import zeta as zeta
+
 # JAX's names didax lacks raise NotImplementedError saying what to use instead
 __getattr__ = _module_getattr("jax.scipy.special", __name__)

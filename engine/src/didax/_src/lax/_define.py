@@ -264,7 +264,7 @@ except ImportError:  # pragma: no cover - other NumPy layouts
 XLA_EAGER = frozenset({
     "exp", "exp2", "log", "log1p", "expm1", "tanh", "logistic", "sin", "cos", "tan", "asin",
     "acos", "atan", "sinh", "cosh", "asinh", "acosh", "atanh", "atan2", "pow", "erf", "erfc",
-    "erf_inv", "lgamma", "digamma", "igamma", "polygamma", "cbrt", "rsqrt",
+    "erf_inv", "lgamma", "digamma", "igamma", "igammac", "zeta", "polygamma", "cbrt", "rsqrt",
     "reduce_sum", "reduce_prod", "dot_general", "cumsum", "cumprod", "cumlogsumexp",
 })
 

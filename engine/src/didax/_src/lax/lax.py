@@ -459,8 +459,14 @@ shift_right_logical_p = _binop("shift_right_logical", [_int, _int], _shift_right
 polygamma_p = _binop("polygamma", [_float, _float],
                      lambda m, x: _scipy_special().polygamma(m.astype(int), x), None,
                      lowering.binary("chlo.polygamma"))
+# chlo has no igamma/igammac: their lowerings trace JAX's series and continued fraction,
+# registered by scipy/igamma.py (the loops live above lax, in the libraries layer)
 igamma_p = _binop("igamma", [_float, _float], lambda a, x: _scipy_special().gammainc(a, x),
-                  None, lowering.binary("chlo.igamma"))
+                  None, None)
+igammac_p = _binop("igammac", [_float, _float], lambda a, x: _scipy_special().gammaincc(a, x),
+                   None, None)
+zeta_p = _binop("zeta", [_float, _float], lambda x, q: _scipy_special().zeta(x, q), None,
+                lowering.binary("chlo.zeta"))
 
 
 def _cmp(name, np_fn, direction):
@@ -624,6 +630,15 @@ def _igamma_jvp_x(g, a, x):
 
 
 ad.defjvp(igamma_p, _igamma_jvp_a, _igamma_jvp_x)
+ad.defjvp(igammac_p, _igamma_jvp_a, lambda g, a, x: neg(_igamma_jvp_x(g, a, x)))
+
+
+def _zeta_jvp_x(g, x, q):
+    raise NotImplementedError("the derivative of zeta with respect to x is not implemented "
+                              "(JAX does not implement it either)")
+
+
+ad.defjvp(zeta_p, _zeta_jvp_x, lambda g, x, q: mul(g, neg(mul(x, zeta(add(x, _one(x)), q)))))
 ad.defjvp(polygamma_p, None, lambda g, m, x: mul(g, polygamma(add(m, _one(m)), x)))
 
 
@@ -727,6 +742,8 @@ shift_right_arithmetic = _b(shift_right_arithmetic_p)
 shift_right_logical = _b(shift_right_logical_p)
 polygamma = _b(polygamma_p)
 igamma = _b(igamma_p)
+igammac = _b(igammac_p)
+zeta = _b(zeta_p)
 eq = _b(eq_p)
 ne = _b(ne_p)
 lt = _b(lt_p)

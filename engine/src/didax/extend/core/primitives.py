@@ -44,6 +44,7 @@ from didax._src.lax.lax import floor_p as floor_p
 from didax._src.lax.lax import ge_p as ge_p
 from didax._src.lax.lax import gt_p as gt_p
 from didax._src.lax.lax import igamma_p as igamma_p
+from didax._src.lax.lax import igammac_p as igammac_p
 from didax._src.lax.lax import imag_p as imag_p
 from didax._src.lax.lax import integer_pow_p as integer_pow_p
 from didax._src.lax.lax import is_finite_p as is_finite_p
@@ -83,6 +84,7 @@ from didax._src.lax.lax import sub_p as sub_p
 from didax._src.lax.lax import tan_p as tan_p
 from didax._src.lax.lax import tanh_p as tanh_p
 from didax._src.lax.lax import xor_p as xor_p
+from didax._src.lax.lax import zeta_p as zeta_p
 from didax._src.lax.parallel import all_gather_p as all_gather_p
 from didax._src.lax.parallel import axis_index_p as axis_index_p
 from didax._src.lax.parallel import pmax_p as pmax_p
