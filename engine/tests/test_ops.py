@@ -191,6 +191,10 @@ rec("igamma", ("igamma",), lax_fn("igamma"), (f32, f64), shapes=BINARY_SHAPES[:2
     kinds="positive", diff=(1,), modes=("eval", "jaxpr", "jvp", "vmap"), in_axes=[(0, 0)])
 rec("igammac", ("igammac",), lax_fn("igammac"), (f32, f64), shapes=BINARY_SHAPES[:2],
     kinds="positive", diff=(1,), modes=("eval", "jaxpr", "jvp", "vmap"), in_axes=[(0, 0)])
+rec("betainc", ("regularized_incomplete_beta",),
+    lambda jnp, lax: lambda a, b, x: lax.betainc(a, b, x / (1 + x)), (f32, f64),
+    shapes=[((3,), (3,), (3,))], kinds="positive", modes=("eval", "jaxpr", "vmap"),
+    in_axes=[(0, 0, 0)])
 # JAX's lax.zeta has no JVP (jax.scipy.special.zeta differentiates in q)
 rec("zeta", ("zeta",), lax_fn("zeta"), (f32, f64), shapes=BINARY_SHAPES[:2],
     kinds="positive", modes=("eval", "jaxpr", "vmap"), in_axes=[(0, 0)])

@@ -128,5 +128,17 @@ def test_incomplete_gamma_and_zeta_under_jit():
     z = didax.jit(dsp.zeta)(np.float32(3.0), np.array([1.0, 2.0], np.float32))
     np.testing.assert_allclose(z, jsp.zeta(np.float32(3.0), np.array([1.0, 2.0], np.float32)),
                                rtol=1e-6)
+    a, b, x = (np.array([0.5, 5.0, 50.0, 2.0], np.float32), np.array([0.5, 2.0, 30.0, 3.0],
+               np.float32), np.array([0.3, 0.9, 0.6, 1.0], np.float32))
+    np.testing.assert_allclose(didax.jit(dsp.betainc)(a, b, x), jax.jit(jsp.betainc)(a, b, x),
+                               rtol=2e-6)
+    np.testing.assert_allclose(dsp.betainc(a, b, x), jsp.betainc(a, b, x), rtol=2e-6)
+    np.testing.assert_allclose(didax.grad(dsp.betainc, 2)(2.0, 3.0, 0.4),
+                               jax.grad(jsp.betainc, 2)(2.0, 3.0, 0.4), rtol=1e-5)
+    import didax.scipy.stats as dst
+    import jax.scipy.stats as jst
+    for fn in ("cdf", "sf", "logcdf"):
+        np.testing.assert_allclose(getattr(dst.beta, fn)(x * 0.9, 2.0, 5.0),
+                                   getattr(jst.beta, fn)(x * 0.9, 2.0, 5.0), rtol=2e-6)
     np.testing.assert_allclose(dsp.factorial(np.array([0.0, 3.0, -1.0], np.float32)),
                                jsp.factorial(np.array([0.0, 3.0, -1.0], np.float32)), rtol=1e-6)

@@ -182,6 +182,7 @@ from didax._src.lax.lax import (
 from didax._src.lax.lax import (
     igamma as igamma,
     igammac as igammac,
+    betainc as betainc,
     zeta as zeta,
 )
 from didax._src.lax.lax import (
@@ -691,6 +692,7 @@ from didax.extend.core.primitives import (
 from didax.extend.core.primitives import (
     igamma_p as igamma_p,
     igammac_p as igammac_p,
+    regularized_incomplete_beta_p as regularized_incomplete_beta_p,
     zeta_p as zeta_p,
 )
 from didax.extend.core.primitives import (

@@ -79,6 +79,7 @@ from didax._src.scipy.special import (
 )
 
 from didax._src.scipy.special_more import beta as beta
+from didax._src.scipy.special_more import betainc as betainc
 from didax._src.scipy.special_more import comb as comb
 from didax._src.scipy.special_more import factorial as factorial
 from didax._src.scipy.special_more import gammaincc as gammaincc

@@ -265,6 +265,7 @@ XLA_EAGER = frozenset({
     "exp", "exp2", "log", "log1p", "expm1", "tanh", "logistic", "sin", "cos", "tan", "asin",
     "acos", "atan", "sinh", "cosh", "asinh", "acosh", "atanh", "atan2", "pow", "erf", "erfc",
     "erf_inv", "lgamma", "digamma", "igamma", "igammac", "zeta", "polygamma", "cbrt", "rsqrt",
+    "regularized_incomplete_beta",
     "reduce_sum", "reduce_prod", "dot_general", "cumsum", "cumprod", "cumlogsumexp",
 })
 

@@ -460,11 +460,16 @@ polygamma_p = _binop("polygamma", [_float, _float],
                      lambda m, x: _scipy_special().polygamma(m.astype(int), x), None,
                      lowering.binary("chlo.polygamma"))
 # chlo has no igamma/igammac: their lowerings trace JAX's series and continued fraction,
-# registered by scipy/igamma.py (the loops live above lax, in the libraries layer)
+# registered by scipy/special_loops.py (the loops live above lax, in the libraries layer)
 igamma_p = _binop("igamma", [_float, _float], lambda a, x: _scipy_special().gammainc(a, x),
                   None, None)
 igammac_p = _binop("igammac", [_float, _float], lambda a, x: _scipy_special().gammaincc(a, x),
                    None, None)
+regularized_incomplete_beta_p = def_primitive(
+    "regularized_incomplete_beta",
+    abstract_eval=naryop_abstract_eval("regularized_incomplete_beta", [_float] * 3),
+    impl=_errstate(lambda a, b, x, **p: _scipy_special().betainc(a, b, x).astype(a.dtype)),
+    jvp=None, transpose=NONLINEAR, batch=BROADCASTING, lower=None)
 zeta_p = _binop("zeta", [_float, _float], lambda x, q: _scipy_special().zeta(x, q), None,
                 lowering.binary("chlo.zeta"))
 
@@ -633,6 +638,19 @@ ad.defjvp(igamma_p, _igamma_jvp_a, _igamma_jvp_x)
 ad.defjvp(igammac_p, _igamma_jvp_a, lambda g, a, x: neg(_igamma_jvp_x(g, a, x)))
 
 
+def _betainc_jvp_ab(g, a, b, x):
+    raise ValueError("Betainc gradient with respect to a and b not supported.")
+
+
+def _betainc_jvp_x(g, a, b, x):
+    log_beta = sub(add(lgamma(a), lgamma(b)), lgamma(add(a, b)))
+    return mul(g, exp(sub(add(mul(sub(b, _one(b)), log1p(neg(x))),
+                              mul(sub(a, _one(a)), log(x))), log_beta)))
+
+
+ad.defjvp(regularized_incomplete_beta_p, _betainc_jvp_ab, _betainc_jvp_ab, _betainc_jvp_x)
+
+
 def _zeta_jvp_x(g, x, q):
     raise NotImplementedError("the derivative of zeta with respect to x is not implemented "
                               "(JAX does not implement it either)")
@@ -744,6 +762,11 @@ polygamma = _b(polygamma_p)
 igamma = _b(igamma_p)
 igammac = _b(igammac_p)
 zeta = _b(zeta_p)
+
+
+def betainc(a, b, x):
+    """The regularized incomplete beta function I_x(a, b), elementwise."""
+    return regularized_incomplete_beta_p.bind(a, b, x)
 eq = _b(eq_p)
 ne = _b(ne_p)
 lt = _b(lt_p)

@@ -1,9 +1,9 @@
 """More of `jax.scipy.special`: the upper incomplete gamma `gammaincc`, the Hurwitz `zeta`,
-`factorial`, `comb`, `beta`, and importing this module registers the igamma/igammac
-lowerings (scipy/igamma.py). Each follows JAX's formula (jax/_src/scipy/special.py), so
+`factorial`, `comb`, `beta`, `betainc`, and importing this module registers the igamma/igammac
+lowerings (scipy/special_loops.py). Each follows JAX's formula (jax/_src/scipy/special.py), so
 results and edge cases (negative arguments, k > N) match JAX's.
 
-May import core, dtypes, lax, numpy and scipy.special / scipy.igamma.
+May import core, dtypes, lax, numpy and scipy.special / scipy.special_loops.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from didax._src import dtypes
 from didax._src.lax import lax
 from didax._src.numpy import lax_numpy as jnp_core
 from didax._src.numpy.util import promote_args_inexact
-from didax._src.scipy import igamma as _igamma  # noqa: F401 - registers the lowerings
+from didax._src.scipy import special_loops as _loops  # noqa: F401 - registers lowerings
 from didax._src.scipy.special import betaln, gammaln, gammasgn
 
 
@@ -51,6 +51,14 @@ def comb(N, k, *, repetition: bool = False):
     safe_k = jnp_core.where(ok, k, 0.0)
     out = lax.exp(gammaln(safe_n + 1) - gammaln(safe_k + 1) - gammaln(safe_n + 1 - safe_k))
     return jnp_core.where(ok, out, 0.0)
+
+
+def betainc(a, b, x):
+    """The regularized incomplete beta function I_x(a, b) (differentiable in x only)."""
+    a, b, x = promote_args_inexact("betainc", a, b, x)
+    if dtypes.is_complex(x.dtype):
+        raise ValueError("betainc does not support complex-valued inputs.")
+    return lax.betainc(a, b, x)
 
 
 def beta(a, b):

@@ -4,7 +4,8 @@ laplace, logistic, cauchy, uniform, bernoulli and poisson beyond their densities
 written with lax as JAX writes it (the same formulas, so values, derivatives and jaxprs
 match).
 
-May import core, dtypes, lax, numpy (the implementation modules) and scipy.special.
+May import core, dtypes, lax, numpy (the implementation modules) and scipy.special
+(scipy.special_more registers the incomplete-beta lowering).
 """
 
 from __future__ import annotations
@@ -14,6 +15,8 @@ import types
 import numpy as np
 
 from didax._src.lax import lax
+from didax._src.lax.select_convert import clamp as _clamp
+from didax._src.scipy import special_loops as _loops  # noqa: F401 - registers lowerings
 from didax._src.numpy import lax_numpy as jnp_core
 from didax._src.numpy import manipulation as manip
 from didax._src.numpy import reductions as red
@@ -146,7 +149,24 @@ def _beta_logpdf(x, a, b, loc=0, scale=1):
     return _where(bad, np.nan, result)
 
 
-beta = types.SimpleNamespace(logpdf=_beta_logpdf, pdf=_exp_of(_beta_logpdf))
+def _beta_unit(x, loc, scale):
+    return _clamp(_c(x, 0), lax.div(lax.sub(x, loc), scale), _c(x, 1))
+
+
+def _beta_cdf(x, a, b, loc=0, scale=1):
+    x, a, b, loc, scale = promote_args_inexact("beta.cdf", x, a, b, loc, scale)
+    return lax.betainc(a, b, _beta_unit(x, loc, scale))
+
+
+def _beta_sf(x, a, b, loc=0, scale=1):
+    x, a, b, loc, scale = promote_args_inexact("beta.sf", x, a, b, loc, scale)
+    return lax.betainc(b, a, 1 - _beta_unit(x, loc, scale))
+
+
+beta = types.SimpleNamespace(
+    logpdf=_beta_logpdf, pdf=_exp_of(_beta_logpdf), cdf=_beta_cdf, sf=_beta_sf,
+    logcdf=lambda *args, **kw: lax.log(_beta_cdf(*args, **kw)),
+    logsf=lambda *args, **kw: lax.log(_beta_sf(*args, **kw)))
 
 # ---- pareto --------------------------------------------------------------------------
 

@@ -45,6 +45,7 @@ from didax._src.lax.lax import ge_p as ge_p
 from didax._src.lax.lax import gt_p as gt_p
 from didax._src.lax.lax import igamma_p as igamma_p
 from didax._src.lax.lax import igammac_p as igammac_p
+from didax._src.lax.lax import regularized_incomplete_beta_p as regularized_incomplete_beta_p
 from didax._src.lax.lax import imag_p as imag_p
 from didax._src.lax.lax import integer_pow_p as integer_pow_p
 from didax._src.lax.lax import is_finite_p as is_finite_p
