@@ -276,3 +276,22 @@ def test_public_namespace():
     assert missing == [], missing
     extra = sorted(n for n in dir(dnp) if not n.startswith("_") and not hasattr(jnp, n))
     assert extra == [], extra
+
+
+def test_polyfit_matches_jax():
+    """Scaled-Vandermonde least squares, as JAX: 1-D/2-D y, weights, full and cov outputs
+    (lstsq's SVD may differ from JAX's in the last bits)."""
+    x = np.linspace(0, 2, 11).astype(np.float32)
+    y = (1 + 2 * x - 0.5 * x ** 2 + 0.01 * np.sin(7 * x)).astype(np.float32)
+    cases = [((x, y, 2), {}), ((x, np.stack([y, 2 * y], 1), 1), {}),
+             ((x, y, 2), {"w": np.linspace(1, 2, 11).astype(np.float32)}),
+             ((x, y, 1), {"full": True}), ((x, y, 2), {"cov": True})]
+    for args, kw in cases:
+        got, want = dnp.polyfit(*args, **kw), jnp.polyfit(*args, **kw)
+        got, want = (got, want) if isinstance(got, tuple) else ((got,), (want,))
+        assert len(got) == len(want)
+        for g, w in zip(got, want):
+            assert g.dtype == w.dtype and g.shape == w.shape
+            np.testing.assert_allclose(np.asarray(g), np.asarray(w), rtol=2e-5, atol=1e-9)
+    with pytest.raises(ValueError, match="deg >= 0"):
+        dnp.polyfit(x, y, -1)

@@ -1,6 +1,6 @@
 """Polynomials of didax.numpy (coefficients highest power first, as NumPy): polyval
 (Horner's rule, unrolled), polyadd/polysub/polymul/polydiv, polyder/polyint, poly (from
-roots). `roots`, `polyfit` and the matrix form of `poly` need eigenvalues / least squares,
+roots), polyfit (least squares). `roots` and the matrix form of `poly` need eigenvalues,
 which didax.numpy.linalg does not provide; they raise NotImplementedError.
 
 May import core, dtypes, array, didax.lax and numpy.util/array_creation/manipulation/
@@ -13,10 +13,10 @@ import operator
 
 import numpy as np
 
-from didax._src import core
+from didax._src import core, dtypes
 from didax._src.lax import lax, shapes
 from didax._src.numpy import reductions as red
-from didax._src.numpy import ufuncs
+from didax._src.numpy import ufuncs, ufuncs_math
 from didax._src.numpy.array_creation import arange, array, zeros
 from didax._src.numpy.manipulation import atleast_1d, concatenate
 from didax._src.numpy.numeric import convolve, trim_zeros
@@ -170,5 +170,49 @@ def roots(p, *, strip_zeros=True):
 
 
 def polyfit(x, y, deg, rcond=None, full=False, w=None, cov=False):
-    raise NotImplementedError("jnp.polyfit needs a least-squares solver, which "
-                              "didax.numpy.linalg does not provide")
+    """Least-squares polynomial fit of degree `deg` (coefficients highest power first), as
+    JAX solves it: Vandermonde columns scaled to unit norm, then `lstsq`."""
+    from didax._src.numpy import linalg, linalg_decomp  # noqa: PLC0415 - linalg sits beside
+    from didax._src.numpy.numeric import vander  # noqa: PLC0415
+
+    x, y = ensure_arraylike("polyfit", x, y)
+    deg = core.concrete_or_error(int, deg, "deg must be int")
+    if deg < 0:
+        raise ValueError("expected deg >= 0")
+    if x.ndim != 1:
+        raise TypeError("expected 1D vector for x")
+    if x.size == 0:
+        raise TypeError("expected non-empty vector for x")
+    if y.ndim < 1 or y.ndim > 2:
+        raise TypeError("expected 1D or 2D array for y")
+    if x.shape[0] != y.shape[0]:
+        raise TypeError("expected x and y to have same length")
+    order = deg + 1
+    if rcond is None:
+        rcond = len(x) * float(dtypes.finfo(dtype_of(promote_dtypes_inexact(x)[0])).eps)
+    lhs, rhs = vander(x, order), y
+    if w is not None:
+        (w,) = promote_dtypes_inexact(ensure_arraylike("polyfit", w))
+        if w.ndim != 1 or w.shape[0] != y.shape[0]:
+            raise TypeError("expected a 1-d array of weights with the length of y")
+        lhs = lhs * w[:, np.newaxis]
+        rhs = rhs * (w[:, np.newaxis] if rhs.ndim == 2 else w)
+    scale = ufuncs_math.sqrt(red.sum(lhs * lhs, axis=0))
+    lhs = lhs / scale[np.newaxis, :]
+    c, resids, rank, s = linalg_decomp.lstsq(lhs, rhs, rcond)
+    c = (c.T / scale[np.newaxis, :]).T if c.ndim > 1 else c / scale
+    if full:
+        return c, resids, rank, s, array(rcond)
+    if not cov:
+        return c
+    vbase = linalg.inv(lhs.T @ lhs) / (scale[:, np.newaxis] * scale[np.newaxis, :])
+    if cov == "unscaled":
+        fac = array(1.0)
+    else:
+        if len(x) <= order:
+            raise ValueError("the number of data points must exceed order to scale the "
+                             "covariance matrix")
+        fac = resids / (len(x) - order)
+    if y.ndim == 1:
+        return c, vbase * atleast_1d(fac)[np.newaxis]
+    return c, vbase[:, :, np.newaxis] * fac
