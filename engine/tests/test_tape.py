@@ -88,6 +88,7 @@ def custom_vjp_fn(top, jnp, calls=None):
 
 # name: (builder(top, jnp, lax) -> f, args, expected [(kind, primitive name)])
 EACH, JOINT, PW, LIN, PULL = "each", "joint", "pointwise", "linearized", "pullback"
+REC = "recorded"  # a custom JVP rule recorded on a tape of its own
 KINDS = {
     "mul": (lambda t, n, l: l.mul, (x3, y3), [(EACH, "mul")]),
     "mul_scalar": (lambda t, n, l: l.mul, (x3, F32(2.0)), [(EACH, "mul")]),
@@ -124,7 +125,7 @@ KINDS = {
     "cond": (lambda t, n, l: lambda a: l.cond(True, n.sin, n.cos, a), (x3,), [(LIN, None)]),
     "scan": (lambda t, n, l: lambda a: l.scan(lambda c, v: (c * v, c), F32(1.0), a)[0], (x3,),
              [(LIN, None)]),
-    "custom_jvp": (lambda t, n, l: custom_jvp_fn(t, n), (x3,), [(LIN, None)]),
+    "custom_jvp": (lambda t, n, l: custom_jvp_fn(t, n), (x3,), [(REC, None)]),
     "custom_vjp": (lambda t, n, l: custom_vjp_fn(t, n), (x3,), [(LIN, None)]),
 }
 

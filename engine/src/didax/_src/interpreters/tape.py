@@ -13,7 +13,9 @@ derived from rules `ad` already owns, never written a second time:
 - a primitive with a rule in `pullbacks` (the transpose of its JVP's linear part, written
   once where the primitive is declared: max pooling's is `select_and_scatter_add`) is
   pulled back by that rule, and only if a cotangent reaches it;
-- anything else (control flow, custom rules, complex or broadcasting pointwise cases, ...)
+- a custom_jvp function's rule (without symbolic zeros) runs once on the primals and on
+  zero tangents recorded by a tape of its own, which pulls back its linear tangent map;
+- anything else (control flow, custom_vjp, complex or broadcasting pointwise cases, ...)
   is linearized on the spot by `ad.linearize_flat`, the general path, and the pullback of
   that small linear jaxpr is kept on the tape.
 
@@ -42,12 +44,16 @@ _POINTWISE = "pointwise"
 # and sums.
 ACTIVE = [0]
 _LINEARIZED = "linearized"
+_RECORDED = "recorded"  # a custom JVP rule's tangent map, recorded on a tape of its own
 _PULLBACK = "pullback"
 
 # prim -> rule(ct, ans, *primals, **params) -> one cotangent per primal (None: none), for
 # primitives whose JVP is nonlinear in the primal but whose pullback is known in closed form
 # (the choosers: max pooling, reduce_max); it must equal linearize-then-transpose exactly.
 pullbacks: dict = {}
+# jointly linear primitives whose transpose rule returns no cotangent for an operand given
+# as a value rather than undefined (select_n's cases): the tape passes constants as values
+constants_defined: set = set()
 
 
 class TapeTracer(ad.DifferentiatedTracer):
@@ -154,11 +160,52 @@ class TapeTrace(Trace):
         if not tracked:
             return self.parent_trace.process_custom_jvp_call(
                 primitive, fun, jvp, primals, symbolic_zeros=symbolic_zeros)
+        if not symbolic_zeros:
+            outs = self._record_jvp_rule(jvp, primals, slots)
+            if outs is not None:
+                return outs
 
         def call(*xs):
             return core.trace_ctx.trace.process_custom_jvp_call(
                 primitive, fun, jvp, list(xs), symbolic_zeros=symbolic_zeros)
         return self._linearize(call, primals, slots)
+
+    def _record_jvp_rule(self, jvp: Callable, primals: list, slots: list) -> list | None:
+        """A custom JVP rule run once on the primals, its tangent map recorded (not
+        evaluated) by a _TangentTrace: pulling back through the recording is the map's
+        transpose, what linearize-then-transpose gives, without tracing a jaxpr. None when
+        the rule does more than linear primitives to the tangents (then: linearize)."""
+        inner = _TangentTrace(self.parent_trace)
+        tangents, in_pairs = [], []
+        for p, s in zip(primals, slots):
+            aval = get_aval(p).to_tangent_aval()
+            if s is None:
+                tangents.append(ad.zeros_like_aval(aval))
+            else:
+                t = inner.new(_Typed(aval), aval)
+                tangents.append(t)
+                in_pairs.append((t.slot, s))
+        try:
+            with set_current_trace(inner):
+                outs = jvp.call_wrapped(*primals, *tangents)
+        except _NotRecordable:
+            return None
+        finally:
+            inner.finished = True
+        k = len(outs) // 2
+        results, out_pairs = [], []
+        for p, t in zip(outs[:k], outs[k:]):
+            if isinstance(p, core.Tracer):
+                return None
+            if type(t) is TapeTracer and t._trace is inner:
+                o = self.new(p, get_aval(p))
+                results.append(o)
+                out_pairs.append((t.slot, o.slot))
+            else:
+                results.append(p)
+        if out_pairs:
+            self.nodes.append((_RECORDED, inner.nodes, inner.nslots, in_pairs, out_pairs))
+        return results
 
     def process_custom_vjp_call(self, primitive, fun, fwd, bwd, args, *, out_trees,
                                 symbolic_zeros):
@@ -173,6 +220,55 @@ class TapeTrace(Trace):
                 primitive, fun, fwd, bwd, list(xs), out_trees=out_trees,
                 symbolic_zeros=symbolic_zeros)
         return self._linearize(call, primals, slots)
+
+
+class _NotRecordable(Exception):
+    """A custom JVP rule applied something other than a linear primitive to a tangent."""
+
+
+class _TangentTrace(TapeTrace):
+    """Records the linear primitives a custom JVP rule applies to its tangents without
+    evaluating them (as JAX's linearize leaves tangents abstract): a tracked value carries
+    its type only; untracked operations run as usual."""
+
+    __slots__ = ()
+
+    def process_custom_jvp_call(self, primitive, fun, jvp, args, *, symbolic_zeros):
+        primals, _, tracked = self._unpack(args)
+        if tracked:
+            raise _NotRecordable(primitive.name)
+        return self.parent_trace.process_custom_jvp_call(
+            primitive, fun, jvp, primals, symbolic_zeros=symbolic_zeros)
+
+    def process_custom_vjp_call(self, primitive, fun, fwd, bwd, args, **params):
+        primals, _, tracked = self._unpack(args)
+        if tracked:
+            raise _NotRecordable(primitive.name)
+        return self.parent_trace.process_custom_vjp_call(primitive, fun, fwd, bwd, primals,
+                                                         **params)
+
+    def process_primitive(self, primitive, args, params):
+        primals, slots, tracked = self._unpack(args)
+        if not tracked:
+            return self.parent_trace.process_primitive(primitive, primals, params)
+        kind = _kind_of(primitive)
+        if kind != "joint" and kind != "each":
+            raise _NotRecordable(primitive.name)
+        avals = [get_aval(p) for p in primals]
+        out_aval = primitive.abstract_eval(*avals, **params)
+        out = self.new(_Typed(out_aval), out_aval)
+        self.nodes.append((kind, primitive, params, primals, None, slots, out.slot))
+        return out
+
+
+class _Typed:
+    """Stands for a tangent a _TangentTrace records: its type (weak type included), no
+    value (never evaluated: the transposes read only the types of undefined operands)."""
+
+    __slots__ = ("aval",)
+
+    def __init__(self, aval):
+        self.aval = aval
 
 
 _UNTRACKED = "untracked"  # no derivative flows through: evaluate and record nothing
@@ -308,6 +404,9 @@ def backward(nodes: list, nslots: int, out_slots: Sequence[int | None],
         if node[0] is _LINEARIZED:
             _pull_linearized(node, ct)
             continue
+        if node[0] is _RECORDED:
+            _pull_recorded(node, ct)
+            continue
         kind, prim, params, primals, ans, slots, out_slot = node
         c = ct[out_slot]
         if c is None:
@@ -321,21 +420,23 @@ def backward(nodes: list, nslots: int, out_slots: Sequence[int | None],
             _accumulate_all(ct, slots, pullbacks[prim](c, ans, *primals, **params))
         else:
             _accumulate_all(ct, slots, ad.primitive_transposes[prim](
-                c, *_joint_args(primals, slots), **params))
+                c, *_joint_args(prim, primals, slots), **params))
     return ct
 
 
-def _joint_args(primals, slots) -> list:
+def _joint_args(prim, primals, slots) -> list:
     """A jointly linear primitive's operands for its transpose rule: every differentiable
     one undefined (constants too — linearize instantiates their zero tangents, so the
-    rules assume it), the others (predicates, indices) as they are."""
+    rules assume it — unless prim's rule takes them as they are: constants_defined), the
+    others (predicates, indices) as they are."""
     args = []
+    keep = prim in constants_defined
     for p, s in zip(primals, slots):
         a = get_aval(p)
         if s is not None:  # tracked values are inexact: their tangent type is their type
             args.append(UndefinedPrimal(a))
         else:
-            args.append(UndefinedPrimal(a) if _inexact(a.dtype) else p)
+            args.append(UndefinedPrimal(a) if _inexact(a.dtype) and not keep else p)
     return args
 
 
@@ -384,3 +485,16 @@ def _pull_linearized(node, ct) -> None:
                for o, c, z in zip(outs, cts, out_zeros) if not z]
     args = [UndefinedPrimal(a) for a in in_avals]
     _accumulate_all(ct, in_slots, ad.backward_pass(lin.jaxpr, lin.consts, args, nonzero))
+
+
+def _pull_recorded(node, ct) -> None:
+    _, nodes, nslots, in_pairs, out_pairs = node
+    cts = [ct[o] for _, o in out_pairs]
+    if all(c is None for c in cts):
+        return
+    for _, o in out_pairs:
+        ct[o] = None
+    inner = backward(nodes, nslots, [i for i, _ in out_pairs], cts)
+    for i, s in in_pairs:
+        if inner[i] is not None:
+            _accumulate(ct, s, inner[i])

@@ -16,7 +16,7 @@ import numpy as np
 from didax._src import core, dtypes
 from didax._src.array import Array
 from didax._src.core import ShapedArray
-from didax._src.interpreters import ad, batching, lowering
+from didax._src.interpreters import ad, batching, lowering, tape
 from didax._src.interpreters import partial_eval as pe
 from didax._src.interpreters.ad import Zero
 from didax._src.lax._define import (
@@ -168,6 +168,7 @@ select_n_p = def_primitive(
     "select_n", abstract_eval=_select_n_abstract_eval, impl=_select_n_impl,
     jvp=_select_n_jvp, transpose=_select_n_transpose, batch=_select_n_batch,
     lower=_select_n_lower, linear="joint")  # in the cases (the predicate is never a float)
+tape.constants_defined.add(select_n_p)  # (its transpose skips defined cases)
 
 
 def _clamp_abstract_eval(lo, x, hi):
