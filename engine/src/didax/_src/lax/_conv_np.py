@@ -17,7 +17,7 @@ _MAX_COLS elements go to XLA. May import core and array.
 from __future__ import annotations
 
 import numpy as np
-from numpy.lib.stride_tricks import sliding_window_view
+from numpy.lib.stride_tricks import as_strided
 
 from didax._src.array import Array
 
@@ -91,14 +91,19 @@ def conv_on_numpy(lhs: np.ndarray, rhs: np.ndarray, *, window_strides, padding, 
     x = np.transpose(lhs, (lhs_spec[0], *lhs_spec[2:], lhs_spec[1]))  # (batch, *sp, feat)
     x = _dilate_and_pad(x, lhs_dilation, padding)
     k = np.transpose(rhs, (*rhs_spec[2:], rhs_spec[1], rhs_spec[0]))  # (*window, in, out)
-    reach = tuple((w - 1) * d + 1 for w, d in zip(k.shape[:n], rhs_dilation))
-    windows = sliding_window_view(x, reach, axis=tuple(range(1, n + 1)))
-    windows = windows[(slice(None), *(slice(None, None, s) for s in window_strides),
-                       slice(None), *(slice(None, None, d) for d in rhs_dilation))]
-    batch, out_sp = windows.shape[0], windows.shape[1:n + 1]  # (batch, *out, feat, *window)
-    rows = batch * int(np.prod(out_sp, dtype=np.int64))
+    window = k.shape[:n]
+    reach = [(w - 1) * d + 1 for w, d in zip(window, rhs_dilation)]
+    out_sp = tuple(max(0, (p - r) // s + 1)
+                   for p, r, s in zip(x.shape[1:-1], reach, window_strides))
+    st = x.strides
+    # every window at once, as a view (batch, *out spatial, *window, features)
+    windows = as_strided(x, (x.shape[0], *out_sp, *window, x.shape[-1]),
+                         (st[0], *(a * s for a, s in zip(st[1:-1], window_strides)),
+                          *(a * d for a, d in zip(st[1:-1], rhs_dilation)), st[-1]),
+                         writeable=False)
+    rows = x.shape[0] * int(np.prod(out_sp, dtype=np.int64))
     out = _windows_times_kernel(windows, k, rows, feature_group_count)
-    out = out.reshape(batch, *out_sp, k.shape[-1])  # (batch, *out spatial, out features)
+    out = out.reshape(x.shape[0], *out_sp, k.shape[-1])  # (batch, *out spatial, out feat)
     perm = [0] * (n + 2)
     for j, d in enumerate(out_spec):
         perm[d] = 0 if j == 0 else (n + 1 if j == 1 else j - 1)
@@ -106,22 +111,20 @@ def conv_on_numpy(lhs: np.ndarray, rhs: np.ndarray, *, window_strides, padding, 
 
 
 def _windows_times_kernel(windows: np.ndarray, k: np.ndarray, rows: int, groups: int):
-    """(rows, out features): windows (batch, *out, feat, *window) times k (*window, in, out).
-    The windows matrix is gathered in the order that copies longest runs: rows-major when
-    the input has enough features (runs of window width x features), otherwise
+    """(rows, out features): windows (batch, *out, *window, feat) times k (*window, in,
+    out). The windows matrix is gathered in the order that copies longest runs: rows-major
+    when the input has enough features (runs of window width x features), otherwise
     window-major (runs along the output's last spatial dimension), used transposed."""
     n = windows.ndim // 2 - 1
-    feat, cout = windows.shape[n + 1], k.shape[-1]
-    by_window = (0, *range(1, n + 1), *range(n + 2, 2 * n + 2), n + 1)
+    feat, cout = windows.shape[-1], k.shape[-1]
     if groups == 1:
         kmat = k.reshape(-1, cout)
         if feat >= 4:
-            return windows.transpose(by_window).reshape(rows, -1) @ kmat
-        cols_t = windows.transpose(*range(n + 2, 2 * n + 2), n + 1, *range(n + 1))
+            return windows.reshape(rows, -1) @ kmat
+        cols_t = windows.transpose(*range(n + 1, 2 * n + 2), *range(n + 1))
         return cols_t.reshape(-1, rows).T @ kmat
     # group-major features on both sides: one product per group, stacked
     cg, og = feat // groups, cout // groups
-    cols = windows.transpose(by_window).reshape(rows, -1, groups, cg)
-    cols = cols.transpose(2, 0, 1, 3).reshape(groups, rows, -1)
+    cols = windows.reshape(rows, -1, groups, cg).transpose(2, 0, 1, 3).reshape(groups, rows, -1)
     kern = k.reshape(-1, cg, groups, og).transpose(2, 0, 1, 3).reshape(groups, -1, og)
     return np.matmul(cols, kern).transpose(1, 0, 2).reshape(rows, cout)

@@ -103,7 +103,31 @@ def _sum_impl(x, axes):
     give 346)."""
     if x.dtype.kind == "V" and dtypes.is_float(x.dtype):
         return np.add.reduce(x.astype(np.float32), axis=axes).astype(x.dtype)
+    if tape.ACTIVE[0] and x.size >= _BLOCKED_MIN and x.flags.c_contiguous and \
+            tuple(axes) == tuple(range(len(axes))):
+        return _sum_leading_blocked(x, len(axes))
     return np.add.reduce(x, axis=axes, dtype=x.dtype)
+
+
+_BLOCKED_MIN = 1 << 14
+
+
+def _sum_leading_blocked(x: np.ndarray, k: int) -> np.ndarray:
+    """The sum over x's first k axes (a bias gradient: a batch of images summed to one
+    value per feature). NumPy adds a few trailing features at a time down a long column
+    (10x slower than its speed on long rows); with `b` consecutive rows laid side by side
+    the rows are b times longer, and the b partial sums are added last. A different order
+    of the same additions, so only while a tape is active (tape.ACTIVE: eager reverse
+    mode, which already rounds as NumPy does)."""
+    rows = int(np.prod(x.shape[:k], dtype=np.int64))
+    width = x.size // rows if rows else 0
+    b = 1
+    while width * b < 256 and rows % (2 * b) == 0:
+        b *= 2
+    if b == 1:
+        return np.add.reduce(x, axis=tuple(range(k)), dtype=x.dtype)
+    partial = np.add.reduce(x.reshape(rows // b, b * width), axis=0, dtype=x.dtype)
+    return np.add.reduce(partial.reshape(b, width), axis=0).reshape(x.shape[k:])
 
 
 reduce_sum_p = def_primitive(
