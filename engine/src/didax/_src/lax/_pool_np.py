@@ -96,8 +96,14 @@ def select_and_scatter_add(source, operand, *, select_prim, window_dimensions,
     disjoint), as windowed_reductions._sas_disjoint computes it."""
     select, fill = _SELECT[select_prim.name]
     x = _padded(operand, padding, fill)
-    slices = list(_window_elements(window_dimensions, window_strides, source.shape))
-    planes = np.stack([x[sl] for sl in slices])  # (window element, *windows): contiguous
+    tiles = _tiling(x, source.shape, window_dimensions, window_strides)
+    if tiles is not None:  # windows tile x: one transposing copy each way
+        planes = x.reshape(tiles[0]).transpose(tiles[1]).reshape(-1, *source.shape)
+    else:
+        slices = list(_window_elements(window_dimensions, window_strides, source.shape))
+        planes = np.empty((len(slices), *source.shape), x.dtype)
+        for plane, sl in zip(planes, slices):
+            plane[...] = x[sl]
     src = source + np.zeros((), source.dtype)  # 0 + source: -0.0 becomes 0.0, as XLA adds
     chosen = _first_extreme(planes, select_prim.name)
     if chosen is None:  # NaN in a window: XLA's comparisons, one by one
@@ -107,12 +113,28 @@ def select_and_scatter_add(source, operand, *, select_prim, window_dimensions,
         parts += np.zeros((), src.dtype)
     else:
         parts = np.where(chosen, src, np.zeros((), src.dtype))
-    out = np.zeros(x.shape, source.dtype)
-    for part, sl in zip(parts, slices):
-        out[sl] = part
+    if tiles is not None:
+        split = [tiles[0][i] for i in tiles[1]]
+        out = parts.reshape(split).transpose(np.argsort(tiles[1])).reshape(x.shape)
+    else:
+        out = np.zeros(x.shape, source.dtype)
+        for part, sl in zip(parts, slices):
+            out[sl] = part
     if x is not operand:
         out = out[tuple(slice(lo, lo + d) for (lo, _), d in zip(padding, operand.shape))]
     return out
+
+
+def _tiling(x: np.ndarray, out_shape, window_dimensions, window_strides):
+    """When the windows tile x exactly (stride = window, no remainder): x's shape split
+    as (windows, window) per dimension, and the order putting every window dimension
+    first. Else None."""
+    if not all(d == n * w and s == w for d, n, w, s in zip(
+            x.shape, out_shape, window_dimensions, window_strides)):
+        return None
+    split = tuple(v for n, w in zip(out_shape, window_dimensions) for v in (n, w))
+    rank = len(out_shape)
+    return split, tuple(2 * i + 1 for i in range(rank)) + tuple(2 * i for i in range(rank))
 
 
 def _first_extreme(planes: np.ndarray, kind: str):
