@@ -260,9 +260,45 @@ def _check_no_float0(fun_name, args):
 
 
 def promote_args(fun_name: str, *args):
+    if len(args) == 2:  # the hot path of every eager binary operator
+        pair = _promote_pair_fast(*args)
+        if pair is not None:
+            return pair
     check_arraylike(fun_name, *args)
     _check_no_float0(fun_name, args)
     return promote_shapes(fun_name, *promote_dtypes(*args))
+
+
+def _promote_pair_fast(x, y):
+    """What promote_args gives for two arrays of one type (weak type included) and one
+    rank, or an inexact array and a Python float or int — without the promotion lattice
+    and the checks, which cost more than the operation itself on small arrays. None for
+    anything else."""
+    ax, ay = _fast_aval(x), _fast_aval(y)
+    if ax is not None and ay is not None:
+        if ax.dtype == ay.dtype and ax.weak_type == ay.weak_type and \
+                len(ax.shape) == len(ay.shape):
+            return [x, y]
+        return None
+    if ax is not None and type(y) in _WEAK_NUMBERS and ax.dtype.kind in "fc":
+        return [x, convert(y, ax.dtype, ax.weak_type)]
+    if ay is not None and type(x) in _WEAK_NUMBERS and ay.dtype.kind in "fc":
+        return [convert(x, ay.dtype, ay.weak_type), y]
+    return None
+
+
+_WEAK_NUMBERS = (float, int)
+
+
+def _fast_aval(x):
+    """x's aval when x is an Array or tracer of a NumPy number type (not float0, keys,
+    bfloat16 and the other extended or ml_dtypes types: the full path handles those)."""
+    if type(x) is Array or isinstance(x, Tracer):
+        aval = x.aval
+        dt = getattr(aval, "dtype", None)
+        if isinstance(dt, np.dtype) and dt.kind in "biufc":
+            return aval
+    return None
 
 
 def promote_args_inexact(fun_name: str, *args):
