@@ -3,6 +3,7 @@ triangular, Cholesky and LU solves in every `trans`/`lower` form, expm, block_di
 SciPy spellings of the jnp.linalg functions; values, dtypes and weak types, gradients
 (eager and under jit), batching."""
 
+import didax
 import jax
 import jax.scipy.linalg  # noqa: F401 - makes jax.scipy.linalg available
 import numpy as np
@@ -89,3 +90,21 @@ def test_block_diag_rejects_3d():
     import didax
     with pytest.raises(ValueError):
         didax.scipy.linalg.block_diag(np.ones((2, 2, 2)))
+
+
+def test_toeplitz_and_trapezoid_match_jax():
+    import didax.scipy.integrate as dsi
+    import jax.scipy.integrate as jsi
+    cases = [(np.array([1, 2, 3]),), (np.array([1.0, 2.0], np.float32),
+                                     np.array([1.0, 5.0, 6.0], np.float32)),
+             (np.array([[1, 2, 3], [4, 5, 6]]),), (np.array([1 + 1j, 2 - 1j], np.complex64),),
+             (3.0,)]
+    for args in cases:
+        got, want = didax.scipy.linalg.toeplitz(*args), jax.scipy.linalg.toeplitz(*args)
+        assert got.dtype == want.dtype and got.shape == want.shape
+        np.testing.assert_array_equal(np.asarray(got), np.asarray(want))
+    g = didax.grad(lambda c: didax.scipy.linalg.toeplitz(c).sum())(np.arange(3.0, dtype=np.float32))
+    np.testing.assert_array_equal(g, jax.grad(lambda c: jax.scipy.linalg.toeplitz(c).sum())(
+        np.arange(3.0, dtype=np.float32)))
+    y, x = np.array([1, 2, 3]), np.array([0, 2, 5])
+    assert float(dsi.trapezoid(y, x)) == float(jsi.trapezoid(y, x))

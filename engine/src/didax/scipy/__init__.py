@@ -2,6 +2,7 @@
 linear algebra, signal processing)."""
 
 from didax._src.missing import module_getattr as _module_getattr  # noqa: E402
+from didax.scipy import integrate as integrate
 from didax.scipy import linalg as linalg
 from didax.scipy import optimize as optimize
 from didax.scipy import signal as signal

@@ -16,6 +16,7 @@ from didax._src.scipy.linalg import qr as qr
 from didax._src.scipy.linalg import solve as solve
 from didax._src.scipy.linalg import solve_triangular as solve_triangular
 from didax._src.scipy.linalg import svd as svd
+from didax._src.scipy.linalg import toeplitz as toeplitz
 
 # JAX's names didax lacks raise NotImplementedError saying what to use instead
 __getattr__ = _module_getattr("jax.scipy.linalg", __name__)

@@ -261,6 +261,26 @@ def qr(a, overwrite_a=False, lwork=None, mode="full", pivoting=False, check_fini
     return (r,) if mode == "r" else (q, r)
 
 
+def toeplitz(c, r=None):
+    """The Toeplitz matrix with first column `c` and first row `r` (default conj(c));
+    N-d inputs give a batch of matrices over their leading axes."""
+    if r is None:
+        c = ensure_arraylike("toeplitz", c)
+        r = um.conjugate(c)
+    else:
+        c, r = ensure_arraylike("toeplitz", c, r)
+    c, r = promote_dtypes(man.atleast_1d(c), man.atleast_1d(r))
+    batch = np.broadcast_shapes(np.shape(c)[:-1], np.shape(r)[:-1])
+    m, n = np.shape(c)[-1], np.shape(r)[-1]
+    c = man.broadcast_to(c, batch + (m,))
+    r = man.broadcast_to(r, batch + (n,))
+    if m == 0 or n == 0:
+        return zeros(batch + (m, n), c.dtype)
+    elems = man.concatenate([man.flip(c, -1), r[..., 1:]], axis=-1)
+    idx = (m - 1) - np.arange(m)[:, None] + np.arange(n)[None, :]  # out[i, j] = c[i - j]
+    return elems[..., idx]
+
+
 def block_diag(*arrs):
     """The arrays (each at most 2-D) along the diagonal of one matrix, zeros elsewhere."""
     if not arrs:
