@@ -35,6 +35,7 @@ _ALTERNATIVES: dict[str, str] = {
     "jax.dlpack": "convert through NumPy: np.asarray(x) and jnp.asarray(a)",
     "jax.profiler": "time calls with time.perf_counter() after jax.block_until_ready",
     "jax.distributed": "run on the local CPU devices (jax.devices())",
+    "jax.scipy.sparse.linalg.gmres": "use jax.scipy.sparse.linalg.bicgstab (or cg)",
     "jax.custom_batching": "write the batching with jax.vmap of a plain function",
     "jax.experimental.checkify": "check values with jax.debug.print or jax.debug.callback",
 }

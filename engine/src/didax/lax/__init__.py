@@ -6,6 +6,7 @@ from didax._src.lax.bitcast import (
 from didax._src.lax.bitcast import (
     bitcast_convert_type_p as bitcast_convert_type_p,
 )
+from didax._src.linear_solve import custom_linear_solve as custom_linear_solve
 from didax._src.lax.control_flow import (
     associative_scan as associative_scan,
 )

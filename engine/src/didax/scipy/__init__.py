@@ -6,6 +6,7 @@ from didax.scipy import integrate as integrate
 from didax.scipy import linalg as linalg
 from didax.scipy import optimize as optimize
 from didax.scipy import signal as signal
+from didax.scipy import sparse as sparse
 from didax.scipy import special as special
 from didax.scipy import stats as stats
 
