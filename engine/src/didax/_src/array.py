@@ -196,6 +196,14 @@ class Array:
             self._buf.delete()
             self._buf = None
 
+    def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
+        """DLPack export of the host copy (didax runs on the CPU)."""
+        kw = {} if max_version is None else {"max_version": max_version}
+        return np.asarray(self).__dlpack__(stream=stream, **kw)
+
+    def __dlpack_device__(self) -> tuple:
+        return (1, 0)                                        # (kDLCPU, device 0)
+
     def is_deleted(self) -> bool:
         return self._npy is None and self._buf is None
 

@@ -16,7 +16,7 @@ from typing import Protocol
 
 import numpy as np
 
-from didax._src import dtypes
+from didax._src import dtypes, random_extra
 from didax._src import random as _random
 from didax._src.numpy import array_creation as ac
 from didax._src.numpy import lax_numpy
@@ -165,10 +165,40 @@ he_normal = kaiming_normal = _preset(2.0, "fan_in", "truncated_normal")
 
 
 def orthogonal(scale=1.0, column_axis=-1, dtype=None) -> Initializer:
-    raise NotImplementedError("nn.initializers.orthogonal needs a QR decomposition, which "
-                              "didax.numpy.linalg does not provide")
+    """A uniformly random orthogonal matrix (random.orthogonal), times scale, reshaped so
+    that the axis column_axis holds the orthogonal columns."""
+    def init(key, shape, dtype=dtype, out_sharding=None):
+        if out_sharding is not None:
+            raise NotImplementedError("orthogonal(out_sharding=...) is not supported")
+        dtype = dtypes.default_float_dtype() if dtype is None else dtype
+        shape = tuple(shape)
+        if len(shape) < 2:
+            raise ValueError("orthogonal initializer requires at least a 2D shape")
+        if any(d == 0 for d in shape):
+            return ac.zeros(shape, dtype=dtype)
+        n_cols = shape[column_axis]
+        n_rows = math.prod(shape) // n_cols
+        q = random_extra.orthogonal(key, n_rows, (), dtype, n_cols)
+        q = lax_numpy.reshape(q, tuple(np.delete(shape, column_axis)) + (n_cols,))
+        q = lax_numpy.moveaxis(q, -1, column_axis)
+        return uf.multiply(ac.array(scale, dtype), q)
+    return init
 
 
 def delta_orthogonal(scale=1.0, column_axis=-1, dtype=None) -> Initializer:
-    raise NotImplementedError("nn.initializers.delta_orthogonal needs a QR decomposition, "
-                              "which didax.numpy.linalg does not provide")
+    """Zeros except an orthogonal matrix at the kernel's spatial centre (3-D to 5-D
+    convolution kernels, fan_in <= fan_out)."""
+    def init(key, shape, dtype=dtype, out_sharding=None):
+        if out_sharding is not None:
+            raise NotImplementedError("delta_orthogonal(out_sharding=...) is not supported")
+        dtype = dtypes.default_float_dtype() if dtype is None else dtype
+        shape = tuple(shape)
+        if len(shape) not in (3, 4, 5):
+            raise ValueError("Delta orthogonal initializer requires a 3D, 4D or 5D shape.")
+        if shape[-1] < shape[-2]:
+            raise ValueError("`fan_in` must be less or equal than `fan_out`. ")
+        ortho = orthogonal(scale=scale, column_axis=column_axis, dtype=dtype)(key,
+                                                                              shape[-2:])
+        centre = tuple((k - 1) // 2 for k in shape[:-2])
+        return ac.zeros(shape, dtype=dtype).at[centre + (Ellipsis,)].set(ortho)
+    return init

@@ -434,10 +434,10 @@ from didax._src.lax.shapes import (
     broadcast_in_dim as broadcast_in_dim,
 )
 from didax._src.lax.shapes import (
-    broadcast_like as broadcast_like,
+    broadcast_in_dim_p as broadcast_in_dim_p,
 )
 from didax._src.lax.shapes import (
-    broadcast_in_dim_p as broadcast_in_dim_p,
+    broadcast_like as broadcast_like,
 )
 from didax._src.lax.shapes import (
     broadcasted_iota as broadcasted_iota,

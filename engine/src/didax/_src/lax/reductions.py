@@ -405,7 +405,7 @@ def _cum_lower(combine_op, identity_kind):
     def rule(ctx, x, *, axis, reverse):
         fn, out = ctx.fn, ctx.avals_out[0]
         n = x.aval.shape[axis] if x.aval.ndim else 1
-        if x.aval.ndim == 0:
+        if x.aval.ndim == 0 or n == 0:     # (an empty axis: no window to reduce)
             return x
         init = fn.const(_identity(x.aval.dtype, identity_kind), ShapedArray((), x.aval.dtype))
         window = [1] * x.aval.ndim
@@ -569,11 +569,18 @@ def _sort_lower(ctx, *xs, dimension, is_stable, num_keys):
     fn = ctx.fn
     scalars = [ShapedArray((), x.aval.dtype) for x in xs]
 
+    def keys(b, args):  # (x, y) pairs; a complex key: its real, then imaginary part (JAX)
+        out = []
+        for x, y in ((args[2 * k], args[2 * k + 1]) for k in range(num_keys)):
+            cplx = dtypes.is_complex(x.aval.dtype)
+            part = ShapedArray((), dtypes.real_dtype(x.aval.dtype)) if cplx else None
+            out += ([(b.op1(f"stablehlo.{op}", [x], part), b.op1(f"stablehlo.{op}", [y], part))
+                     for op in ("real", "imag")] if cplx else [(x, y)])
+        return out
+
     def body(b, args):
-        lt = None
-        eq = None
-        for k in range(num_keys):
-            a1, a2 = args[2 * k], args[2 * k + 1]
+        lt = eq = None
+        for a1, a2 in keys(b, args):
             ctype = "TOTALORDER" if dtypes.is_float(a1.aval.dtype) else None
             this_lt = lowering.compare_op(b, a1, a2, "LT", ctype=ctype)
             if lt is None:

@@ -8,7 +8,9 @@ May import core, dtypes, array, didax.lax and numpy.util.
 
 from __future__ import annotations
 
+import array as pyarray
 import builtins
+import functools
 import math
 import operator
 from typing import Any
@@ -65,6 +67,8 @@ def _flatten_nested(obj, leaves: list) -> None:
 
 
 def _leaf(x):
+    if isinstance(x, (pyarray.array, memoryview)):  # the buffer protocol, typed as NumPy reads it
+        return np.asarray(x)
     m = getattr(x, "__jax_array__", None)
     return m() if m is not None and not isinstance(x, (Array, Tracer)) else x
 
@@ -114,7 +118,10 @@ def array(object: Any, dtype=None, copy: bool = True, order=None, ndmin: int = 0
         dtype = (dtypes.lattice_result_type(*leaves)[0] if leaves
                  else dtypes.default_float_dtype())
     dtype = dtypes.canonicalize_dtype(dtype)
-    if isinstance(object, (Array, Tracer)):
+    if type(object) is Array and copy:
+        # a distinct Array with its own storage (donating or deleting one leaves the other)
+        out = Array(np.array(np.asarray(object)), object.aval)
+    elif isinstance(object, (Array, Tracer)):
         out = object
     elif builtins.any(isinstance(lf, (Array, Tracer)) for lf in leaves):
         out = _stack_leaves(object, dtype)
@@ -432,10 +439,17 @@ def tri(N, M=None, k=0, dtype=None):
 
 
 def fromfunction(function, shape, *, dtype=float, **kwargs):
+    """function mapped (vmap, one axis per dimension) over the index grid: it sees scalar
+    indices, as in JAX."""
+    from didax._src.numpy.vectorize import vmap_simple  # noqa: PLC0415
+
     shape = canonicalize_shape(shape)
     dtype = canon_dtype(dtype)
-    coords = [shapes.broadcasted_iota(dtype, shape, i) for i in range(len(shape))]
-    return function(*coords, **kwargs)
+    fn = functools.partial(function, **kwargs) if kwargs else function
+    for i in range(len(shape)):
+        in_axes = tuple(0 if j == i else None for j in range(len(shape)))
+        fn = vmap_simple(fn, in_axes[::-1])
+    return fn(*(arange(s, dtype=dtype) for s in shape))
 
 
 def frombuffer(buffer, dtype=float, count=-1, offset=0):

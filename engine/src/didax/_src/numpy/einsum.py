@@ -12,6 +12,8 @@ from __future__ import annotations
 import collections
 import itertools
 import math
+import operator
+import string
 
 import numpy as np
 
@@ -94,13 +96,39 @@ def _greedy_path(ins, out, sizes):
     return path
 
 
+def _sublists_to_subscripts(*args):
+    """einsum(op0, sublist0, op1, sublist1, ..., [out_sublist]) as a subscripts string:
+    integer labels become letters, Ellipsis becomes '...' (NumPy's rule)."""
+    letters = string.ascii_letters
+
+    def term(sub):
+        out = []
+        for v in sub:
+            if v is Ellipsis:
+                out.append("...")
+            else:
+                v = operator.index(v)
+                if not 0 <= v < len(letters):
+                    raise ValueError(f"einsum subscript {v} is out of range: a sublist "
+                                     f"label must be in [0, {len(letters)})")
+                out.append(letters[v])
+        return "".join(out)
+
+    pairs = args[:-1] if len(args) % 2 else args
+    operands = list(pairs[0::2])
+    terms = [term(sub) for sub in pairs[1::2]]
+    spec = ",".join(terms)
+    if len(args) % 2:
+        spec += "->" + term(args[-1])
+    return spec, operands
+
+
 def einsum(subscripts, /, *operands, out=None, optimize="auto", precision=None,
            preferred_element_type=None, _dot_general=None, out_sharding=None):
     if out is not None:
         raise NotImplementedError("The 'out' argument to jnp.einsum is not supported.")
-    if not isinstance(subscripts, str):
-        raise NotImplementedError("jnp.einsum with operand/sublist arguments is not "
-                                  "implemented; pass a subscripts string")
+    if not isinstance(subscripts, str):   # the operand/sublist form
+        subscripts, operands = _sublists_to_subscripts(subscripts, *operands)
     check_arraylike("einsum", *operands)
     operands = [to_array(op) for op in operands]
     ins, out_labels = _parse(subscripts, [np.shape(op) for op in operands])

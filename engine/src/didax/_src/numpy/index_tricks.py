@@ -81,37 +81,47 @@ class _Concat:
 
     def __getitem__(self, key):
         key = key if isinstance(key, tuple) else (key,)
-        axis, ndmin, trans1d = self.axis, self.ndmin, self.trans1d
+        axis, ndmin, trans1d, matrix = self._directive(key[0])
+        if isinstance(key[0], str):
+            key = key[1:]
         parts = []
         for item in key:
             if isinstance(item, str):
-                nums = [int(v) for v in item.split(",")] if item not in ("r", "c") else []
-                if item == "c":
-                    ndmin, trans1d, axis = 2, 0, -1
-                elif nums:
-                    axis = nums[0]
-                    if len(nums) > 1:
-                        ndmin = nums[1]
-                    if len(nums) > 2:
-                        trans1d = nums[2]
-                continue
+                raise ValueError("string directive must be placed at the beginning")
             arr = _grid_axis(item) if isinstance(item, slice) else array(item, copy=False)
-            parts.append(_promote_nd(arr, ndmin, trans1d))
-        return concatenate(parts, axis=axis)
+            parts.append(_promote_nd(arr, 0 if isinstance(item, slice) else np.ndim(arr),
+                                     ndmin, trans1d))
+        out = concatenate(parts, axis=axis)
+        if matrix != -1 and out.ndim == 1:   # "r" / "c": a row or a column matrix
+            out = shapes.expand_dims(out, (matrix,))
+        return out
+
+    def _directive(self, first):
+        """(axis, ndmin, trans1d, matrix) from a leading string directive: "r" or "c",
+        or up to three comma-separated integers (the rest keep this object's defaults)."""
+        params = [self.axis, self.ndmin, self.trans1d, -1]
+        if not isinstance(first, str):
+            return params
+        if first in ("r", "c"):
+            params[-1] = 0 if first == "r" else 1
+            return params
+        vec = first.split(",")
+        vec = vec + params[len(vec):] if len(vec) < 4 else vec[:3] + [params[-1]]
+        try:
+            return [int(v) for v in vec]
+        except ValueError as err:
+            raise ValueError(f"could not understand directive {first!r}") from err
 
 
-def _promote_nd(arr, ndmin, trans1d):
-    """NumPy's r_/c_ rule: new leading axes, then the original axes moved to trans1d."""
-    nd = np.ndim(arr)
-    if nd >= ndmin:
-        return arr
+def _promote_nd(arr, item_ndim, ndmin, trans1d):
+    """At least ndmin axes (new ones leading); with trans1d, the axes are rotated left so
+    that the item's own axes start at trans1d (JAX's rule for r_ / c_)."""
     arr = array(arr, copy=False, ndmin=ndmin)
-    if trans1d != -1 and nd > 0:
-        k2 = ndmin - nd
-        k1 = trans1d + k2 + 1 if trans1d < 0 else trans1d
+    if trans1d != -1 and ndmin - item_ndim > 0:
+        shifts = ndmin - abs(ndmin + trans1d + 1) % ndmin
         order = list(range(ndmin))
-        perm = order[:k1] + order[k2:] + order[k1:k2]
-        arr = shapes.transpose(arr, tuple(perm)) if perm != order else arr
+        perm = tuple(order[shifts:] + order[:shifts])
+        arr = shapes.transpose(arr, perm) if list(perm) != order else arr
     return arr
 
 

@@ -101,23 +101,28 @@ def select(condlist, choicelist, default=0):
 
 
 def piecewise(x, condlist, funclist, *args, **kw):
+    """funclist[k] where condlist[k] holds (the last true condition wins), else the
+    default: funclist[-1] when there is one function more than conditions, else 0. A
+    1-D condlist of scalar conditions picks one function for the whole range (as JAX)."""
+    from didax._src.lax.select_convert import select_n  # noqa: PLC0415
+    from didax._src.numpy.reductions import argmax, cumsum  # noqa: PLC0415
+
     x = ensure_arraylike("piecewise", x)
-    # JAX takes condlist as one boolean array (no wrapping of a lone condition as NumPy
-    # does): its leading axis enumerates the conditions; the last true one wins.
-    n = len(condlist)
-    condlist = asarray(condlist, dtype=bool)
-    if len(funclist) == n + 1:
-        otherwise = funclist[-1]
-        funclist = funclist[:-1]
-    elif len(funclist) == n:
-        otherwise = 0
+    nc, nf = len(condlist), len(funclist)
+    if nf == nc + 1:
+        funclist = list(funclist[-1:]) + list(funclist[:-1])
+    elif nf == nc:
+        funclist = [0] + list(funclist)
     else:
-        raise ValueError(f"with {n} condition(s), either {n} or {n + 1} functions are "
-                         f"expected; got {len(funclist)}")
-    out = _piece_value(otherwise, x, args, kw)
-    for c, f in zip(condlist, funclist):
-        out = where3(c, _piece_value(f, x, args, kw), out)
-    return convert(to_array(out), dtype_of(x))
+        raise ValueError(f"with {nc} condition(s), either {nc} or {nc + 1} functions are "
+                         f"expected; got {nf}")
+    cond = asarray(condlist, dtype=bool)
+    which = argmax(cumsum(concatenate([zeros_like(cond[:1]), cond], 0), 0), 0)
+    dt = dtype_of(x)
+    values = [convert(to_array(_piece_value(f, x, args, kw)), dt) for f in funclist]
+    values = [broadcast_to(v, np.shape(x)) for v in values]
+    return to_array(select_n(broadcast_to(convert(which, np.int32), np.shape(x)),
+                             *values))
 
 
 def _piece_value(f, x, args, kw):
@@ -329,7 +334,7 @@ def isrealobj(x):
 def isscalar(element):
     if hasattr(element, "__jax_array__"):
         element = element.__jax_array__()
-    if isinstance(element, (Array, Tracer)):
+    if isinstance(element, (Array, Tracer, np.ndarray)):
         return np.ndim(element) == 0
     return dtypes.is_python_scalar(element) or np.isscalar(element)
 
@@ -368,7 +373,7 @@ def sort_complex(a):
     from didax._src.numpy.sorting import sort  # noqa: PLC0415
 
     a = ensure_arraylike("sort_complex", a)
-    out = sort(a, axis=-1)  # lax.sort: the last axis, as JAX
+    out = sort(a, axis=-1)
     return convert(out, dtypes.to_complex_dtype(dtype_of(out)))
 
 

@@ -275,7 +275,7 @@ def eigvalsh(a, UPLO=None, *, symmetrize_input=True):  # noqa: N803
 
 @jit_like_jax("svd", static_argnames=("full_matrices", "compute_uv", "hermitian"))
 def _svd(a, full_matrices=True, compute_uv=True, hermitian=False):
-    a, = promote_dtypes_inexact(a)
+    (a,) = promote_dtypes_inexact(a)
     outs = svd_p.bind(a, full_matrices=full_matrices, compute_uv=compute_uv,
                       subset_by_index=None, algorithm=None)
     return (outs[1], outs[0], outs[2]) if compute_uv else outs[0]
@@ -297,6 +297,7 @@ def svdvals(x, /):
 def _qr(a, mode="reduced"):
     a, = promote_dtypes_inexact(a)
     full = mode == "complete"
+    (a,) = promote_dtypes_inexact(a)
     q, r = qr_p.bind(a, pivoting=False, full_matrices=full, use_magma=None)
     return r if mode == "r" else (q, r)
 
@@ -313,7 +314,7 @@ def qr(a, mode="reduced"):
 
 def pinv(a, rtol=None, hermitian=False, *, rcond=None):
     """The Moore-Penrose pseudo-inverse (small singular values cut at rtol * max)."""
-    a, = promote_dtypes_inexact(ensure_arraylike("jnp.linalg.pinv", a))
+    (a,) = promote_dtypes_inexact(ensure_arraylike("jnp.linalg.pinv", a))
     u, s, vh = svd(um.conj(a), full_matrices=False)
     m, n = a.shape[-2:]
     cut = rtol if rtol is not None else rcond
@@ -330,41 +331,108 @@ def _where(c, x):
     return where(c, x, 0)
 
 
-def matrix_rank(M, rtol=None, *, tol=None):  # noqa: N803 - NumPy's name
-    M, = promote_dtypes_inexact(ensure_arraylike("jnp.linalg.matrix_rank", M))  # noqa: N806
+def matrix_rank(M, rtol=None, *, tol=None, hermitian=False):  # noqa: N803 - NumPy's name
+    """Singular values above rtol (absolute when given; by default the largest singular
+    value times max(m, n) times eps), counted."""
+    M = ensure_arraylike("jnp.linalg.matrix_rank", M)  # noqa: N806
+    if tol is not None:
+        if rtol is not None:
+            raise ValueError("matrix_rank: only one of tol or rtol may be specified.")
+        rtol = tol
+    (M,) = promote_dtypes_inexact(M)  # noqa: N806
     if M.ndim < 2:
-        return uf.not_equal(red.any(M != 0), False).astype(np.int32)
-    s = svd(M, compute_uv=False)
-    cut = rtol if rtol is not None else tol
-    if cut is None:
-        cut = float(np.finfo(_real(dtype_of(M))).eps) * max(M.shape[-2:])
-        cutoff = uf.multiply(cut, red.max(s, axis=-1, keepdims=True))
-    else:
-        cutoff = uf.multiply(cut, red.max(s, axis=-1, keepdims=True))
-    return red.sum(uf.greater(s, cutoff), axis=-1).astype(np.int32)
+        return red.any(uf.not_equal(M, 0)).astype(np.int32)
+    s = svd(M, full_matrices=False, compute_uv=False)
+    if rtol is None:
+        eps = float(np.finfo(dtype_of(s)).eps)
+        rtol = uf.multiply(red.max(s, axis=-1), np.array(max(M.shape[-2:]) * eps,
+                                                         dtype_of(s)))
+    rtol = ensure_arraylike("jnp.linalg.matrix_rank", rtol)
+    return red.sum(uf.greater(s, rtol[..., None]), axis=-1)
 
 
 def cond(x, p=None):
     """The condition number (2-norm by default: largest over smallest singular value)."""
-    x, = promote_dtypes_inexact(ensure_arraylike("jnp.linalg.cond", x))
+    (x,) = promote_dtypes_inexact(ensure_arraylike("jnp.linalg.cond", x))
     if p not in (None, 2, -2):
         from didax._src.numpy.linalg import inv, norm  # noqa: PLC0415
 
-        return uf.multiply(norm(x, ord=p, axis=(-2, -1)),
-                           norm(inv(x), ord=p, axis=(-2, -1)))
+        return _nan_to_inf(uf.multiply(norm(x, ord=p, axis=(-2, -1)),
+                                       norm(inv(x), ord=p, axis=(-2, -1))), x)
+    if x.ndim < 2:
+        raise ValueError(f"jnp.linalg.cond: input array must be at least 2D; got {x.shape=}")
+    if x.shape[-1] == 0 or x.shape[-2] == 0:
+        raise ValueError(f"jnp.linalg.cond: input array must not be empty; got {x.shape=}")
     s = svd(x, compute_uv=False)
     if p == -2:
-        return uf.true_divide(s[..., -1], s[..., 0])
-    return uf.true_divide(s[..., 0], s[..., -1])
+        return _nan_to_inf(uf.true_divide(s[..., -1], s[..., 0]), x)
+    return uf.true_divide(s[..., 0], s[..., -1])     # (JAX leaves 0/0 here as NaN)
+
+
+def _nan_to_inf(r, x):
+    """A NaN condition number of a NaN-free matrix is infinite (singular), as in JAX."""
+    from didax._src.numpy.lax_numpy import where  # noqa: PLC0415
+
+    x_nan = red.any(um.isnan(x), axis=(-2, -1))
+    return where(uf.logical_and(um.isnan(r), uf.logical_not(x_nan)), np.inf, r)
 
 
 def lstsq(a, b, rcond=None, *, numpy_resid=False):
-    """Least squares through the pseudo-inverse: (x, residuals, rank, singular values)."""
-    a, b = promote_dtypes_inexact(*ensure_arraylike("jnp.linalg.lstsq", a, b))
+    """Least squares through the SVD: (x, residuals, rank, singular values); singular
+    values below rcond times the largest (default eps * max(m, n)) are dropped."""
+    a, b = ensure_arraylike("jnp.linalg.lstsq", a, b)
+    if numpy_resid:
+        return _lstsq_body(a, b, rcond, numpy_resid=True)
+    return _lstsq(a, b, rcond)
+
+
+@jit_like_jax("_lstsq")
+def _lstsq(a, b, rcond):
+    return _lstsq_body(a, b, rcond)
+
+
+def _lstsq_body(a, b, rcond, numpy_resid=False):
+    from didax._src.numpy.linalg import norm  # noqa: PLC0415
+
+    a, b = promote_dtypes_inexact(a, b)
+    _lstsq_check(a, b)
     b1 = b.ndim == 1
     bm = b[:, None] if b1 else b
-    x = matmul(pinv(a, rtol=rcond), bm)
-    resid = red.sum(uf.absolute(uf.subtract(matmul(a, x), bm)) ** 2, axis=0)
-    rank = matrix_rank(a, rtol=rcond)
-    s = svd(a, compute_uv=False)
-    return (x[:, 0] if b1 else x), (resid[0:1] if b1 else resid), rank, s
+    m, n = a.shape
+    if a.size == 0:
+        s = np.zeros((0,), dtype_of(a))
+        rank = np.array(0, np.int32)
+        x = np.zeros((n, *bm.shape[1:]), dtype_of(a))
+    else:
+        x, rank, s = _lstsq_solve(a, bm, rcond)
+    if numpy_resid and (rank < n or m <= n):
+        resid = ensure_arraylike("jnp.linalg.lstsq", np.zeros((0,), dtype_of(a)))
+    else:
+        resid = uf.power(norm(uf.subtract(bm, matmul(a, x)), axis=0), 2)
+    return (x.ravel() if b1 else x), resid, rank, s
+
+
+def _lstsq_check(a, b):
+    if a.shape[0] != b.shape[0]:
+        raise ValueError("Leading dimensions of input arrays must match")
+    if a.ndim != 2:
+        raise TypeError(f"{a.ndim}-dimensional array given. Array must be two-dimensional")
+    if b.ndim not in (1, 2):
+        raise TypeError(f"{b.ndim}-dimensional array given. Array must be one or "
+                        "two-dimensional")
+
+
+def _lstsq_solve(a, bm, rcond):
+    from didax._src.numpy.lax_numpy import where  # noqa: PLC0415
+
+    eps = float(np.finfo(_real(dtype_of(a))).eps)
+    rcond = eps * max(a.shape) if rcond is None else where(uf.less(rcond, 0), eps, rcond)
+    u, s, vt = svd(a, full_matrices=False)
+    cut = uf.multiply(ensure_arraylike("jnp.linalg.lstsq", rcond).astype(dtype_of(s)), s[0])
+    mask = uf.logical_and(uf.greater(s, 0), uf.greater_equal(s, cut))
+    rank = red.sum(mask)
+    safe_s = where(mask, s, 1).astype(dtype_of(a))
+    s_inv = where(mask, uf.true_divide(1, safe_s), 0)[:, None]
+    x = matmul(matrix_transpose(um.conj(vt)), uf.multiply(s_inv, matmul(
+        matrix_transpose(um.conj(u)), bm)))
+    return x, rank, s

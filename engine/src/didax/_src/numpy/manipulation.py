@@ -632,6 +632,9 @@ def delete(arr, obj, axis=None, *, assume_unique_indices=False):
     n = np.shape(arr)[axis]
     if not isinstance(obj, slice):
         check_arraylike("delete", obj)
+        if assume_unique_indices and isinstance(obj, Tracer) and \
+                np.issubdtype(obj.aval.dtype, np.integer):
+            return _delete_unique(arr, obj, axis, n)
     drop = {p + n if p < 0 else p for p in _positions(obj, n, "delete")}
     if builtins.any(not 0 <= p < n for p in drop):
         raise IndexError(f"index out of bounds for axis {axis} with size {n}")
@@ -646,6 +649,22 @@ def delete(arr, obj, axis=None, *, assume_unique_indices=False):
     if not runs:
         return shapes.slice_in_dim(arr, 0, 0, axis=axis)
     return shapes.concatenate(runs, axis) if len(runs) > 1 else runs[0]
+
+
+def _delete_unique(arr, obj, axis, n):
+    """delete with traced indices promised unique: the kept positions are counted out with
+    a comparison (no concrete values needed), then gathered (JAX's jit-compatible case)."""
+    from didax._src.numpy import lax_numpy as lnp  # noqa: PLC0415
+    from didax._src.numpy import reductions as red  # noqa: PLC0415
+    from didax._src.numpy.sorting import sort  # noqa: PLC0415
+
+    idx = lnp.ravel(obj)
+    idx = sort(lnp.clip(lnp.where(idx < 0, idx + n, idx), 0, n))
+    k = np.shape(idx)[0]
+    idx = idx - lnp.arange(k, dtype=idx.dtype)
+    i = lnp.arange(n - k, dtype=idx.dtype)
+    i = i + red.sum(i[None, :] >= idx[:, None], axis=0, dtype=idx.dtype)
+    return arr[(slice(None),) * axis + (i,)]
 
 
 def insert(arr, obj, values, axis=None):

@@ -496,12 +496,14 @@ def i0(x):
 
 def _i0_series(ax):
     """sum_k (x^2/4)^k / (k!)^2; 60 terms reach float64 precision for |x| <= 30."""
+    # Nested (Horner) form 1 + q/1 (1 + q/4 (1 + q/9 (...))): every partial value stays
+    # within the total, so XLA's reassociation of constant factors cannot overflow (the
+    # plain running product does: q^k times 1/(k!)^2 gives inf * 0 under jit).
     q = lax.mul(lax.square(ax), _const(ax, 0.25))
-    term = full_like(ax, 1)
-    total = term
-    for k in range(1, 60):
-        term = lax.mul(term, lax.div(q, _const(q, float(k * k))))
-        total = lax.add(total, term)
+    one = full_like(ax, 1)
+    total = one
+    for k in range(59, 0, -1):
+        total = lax.add(one, lax.mul(total, lax.div(q, _const(q, float(k * k)))))
     return total
 
 

@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from didax._src import core, dtypes
+from didax._src import core, dtypes, errors
 from didax._src.array import Array
 from didax._src.config import config
 from didax._src.core import Tracer
@@ -410,21 +410,69 @@ def _staging() -> bool:
     return False
 
 
+def _plain_eager() -> bool:
+    """True for plain eager code (no tape, no transformation above the eval trace), where
+    JAX also calls these functions through jit: one cached XLA program gives JAX's values,
+    including XLA's rewrites (`x / 5` as `x * 0.2`, constants folded), and one dispatch."""
+    return core.trace_ctx.trace is core.eval_trace and not config.jax_disable_jit
+
+
+_NOT_JITTABLE = (errors.ConcretizationTypeError, errors.TracerIntegerConversionError,
+                 errors.TracerArrayConversionError, errors.NonConcreteBooleanIndexError)
+
+
+def _eager_call(fun, name, sig, static_argnames, cache, args, kwargs):
+    """Plain eager call of a jit_like_jax function: one jitted closure per set of static
+    values (so the dynamic arguments take jit's fast path), compiled once per signature.
+    Unhashable static values, or a body that needs concrete values JAX's jit would not
+    have, run op by op instead (remembered per static key)."""
+    bound = sig.bind(*args, **kwargs)
+    static = tuple((k, v) for k, v in bound.arguments.items() if k in static_argnames)
+    dyn_names = tuple(k for k in bound.arguments if k not in static_argnames)
+    key = (static, dyn_names)
+    try:
+        jitted = cache.get(key)
+    except TypeError:                      # an unhashable static value
+        return fun(*args, **kwargs)
+    if jitted is False:
+        return fun(*args, **kwargs)
+    if jitted is None:
+        fixed = dict(static)
+
+        def closed(*dyn):
+            vals = {**dict(zip(dyn_names, dyn)), **fixed}
+            b = inspect.BoundArguments(sig, {k: vals[k] for k in sig.parameters if k in vals})
+            return fun(*b.args, **b.kwargs)
+        closed.__name__ = name or fun.__name__
+        jitted = cache[key] = jit(closed)
+    try:
+        return jitted(*(bound.arguments[k] for k in dyn_names))
+    except _NOT_JITTABLE:
+        cache[key] = False
+        return fun(*args, **kwargs)
+
+
 def jit_like_jax(name: str | None = None, static_argnames: Sequence[str] = (),
                  inline: bool = False, eager_compiled: bool = False) -> Callable:
     """Marks a jnp function that JAX wraps in `jit`: when equations are being staged, the
     call is staged as a `jit[name=...]` equation (the same
-    primitives JAX shows); eagerly the function runs op by op, or, with `eager_compiled`,
-    compiled as JAX runs it: where XLA fuses the ops (a multiply-add into one FMA, as in
-    `linspace`), op-by-op rounding would differ from JAX's in the last bit."""
+    primitives JAX shows); plain eager code calls it through that jit as JAX does; under a
+    tape (eager grad) or another eager transformation it runs op by op, except with
+    `eager_compiled` (where op-by-op rounding would differ from XLA's fused ops, as in
+    `linspace`), which then calls the jit too."""
     def deco(fun):
         sig = inspect.signature(fun)
         cache: dict = {}
 
         @functools.wraps(fun)
         def wrapper(*args, **kwargs):
-            if inline or not (eager_compiled or _staging()):
+            if inline:
                 return fun(*args, **kwargs)
+            if not _staging():
+                if _plain_eager():
+                    return _eager_call(fun, name, sig, static_argnames, cache, args, kwargs)
+                if not eager_compiled:
+                    return fun(*args, **kwargs)
             jitted = cache.get("f")
             if jitted is None:
                 fun.__name__ = name or fun.__name__
