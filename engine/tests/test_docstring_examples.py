@@ -35,14 +35,14 @@ def test_piecewise_takes_conditions_as_one_array():
     funcs = [[lambda v: 0 * v, lambda v: v], [lambda v: v * 0, lambda v: v * 10, lambda v: v * 100],
              [lambda v: 1 + v, lambda v: v - 1, 0]]
     for c, f in zip(conds, funcs):
-        same(lambda j, jnp: jnp.piecewise(x, c(jnp), f))
+        same(lambda j, jnp, c=c, f=f: jnp.piecewise(x, c(jnp), f))
 
 
 def test_trim_zeros_n_dimensional_and_axis():
     x = np.zeros((4, 5), np.float32)
     x[1:3, 1:4] = 1
     for kw in ({}, {"trim": "f"}, {"trim": "b"}, {"axis": 0}, {"axis": 1}, {"axis": -1}):
-        same(lambda j, jnp: jnp.trim_zeros(x, **kw))
+        same(lambda j, jnp, kw=kw: jnp.trim_zeros(x, **kw))
     same(lambda j, jnp: jnp.trim_zeros(jnp.array([0, 0, 2, 0, 1, 4, 3, 0, 0, 0]), trim="f"))
 
 
@@ -72,6 +72,6 @@ def test_broadcast_like():
 def test_linalg_of_integer_matrices_as_floats():
     a = np.array([[1, 2], [3, 4]], np.int32)
     for f in ("svdvals", "matrix_rank", "cond", "pinv"):
-        same(lambda j, jnp: getattr(jnp.linalg, f)(a), scale=10)
+        same(lambda j, jnp, f=f: getattr(jnp.linalg, f)(a), scale=10)
     same(lambda j, jnp: jnp.linalg.lstsq(a, np.array([3, 7]))[0], scale=100)
     same(lambda j, jnp: jnp.linalg.qr(a)[1].dtype == jnp.float32)

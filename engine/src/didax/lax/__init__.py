@@ -6,7 +6,6 @@ from didax._src.lax.bitcast import (
 from didax._src.lax.bitcast import (
     bitcast_convert_type_p as bitcast_convert_type_p,
 )
-from didax._src.linear_solve import custom_linear_solve as custom_linear_solve
 from didax._src.lax.control_flow import (
     associative_scan as associative_scan,
 )
@@ -97,6 +96,9 @@ from didax._src.lax.lax import (
     atanh as atanh,
 )
 from didax._src.lax.lax import (
+    betainc as betainc,
+)
+from didax._src.lax.lax import (
     bitwise_and as bitwise_and,
 )
 from didax._src.lax.lax import (
@@ -182,9 +184,9 @@ from didax._src.lax.lax import (
 )
 from didax._src.lax.lax import (
     igamma as igamma,
+)
+from didax._src.lax.lax import (
     igammac as igammac,
-    betainc as betainc,
-    zeta as zeta,
 )
 from didax._src.lax.lax import (
     imag as imag,
@@ -329,6 +331,9 @@ from didax._src.lax.lax import (
 )
 from didax._src.lax.lax import (
     tanh_p as tanh_p,
+)
+from didax._src.lax.lax import (
+    zeta as zeta,
 )
 from didax._src.lax.parallel import (
     all_gather as all_gather,
@@ -582,6 +587,7 @@ from didax._src.lax.windowed_reductions import reduce_window_sum_p as reduce_win
 from didax._src.lax.windowed_reductions import select_and_gather_add_p as select_and_gather_add_p
 from didax._src.lax.windowed_reductions import select_and_scatter_add_p as select_and_scatter_add_p
 from didax._src.lax.windowing import padtype_to_pads as padtype_to_pads
+from didax._src.linear_solve import custom_linear_solve as custom_linear_solve
 from didax._src.missing import module_getattr as _module_getattr  # noqa: E402
 
 # The primitive objects jax.lax exports (user interpreters key rules on them).
@@ -692,9 +698,9 @@ from didax.extend.core.primitives import (
 )
 from didax.extend.core.primitives import (
     igamma_p as igamma_p,
+)
+from didax.extend.core.primitives import (
     igammac_p as igammac_p,
-    regularized_incomplete_beta_p as regularized_incomplete_beta_p,
-    zeta_p as zeta_p,
 )
 from didax.extend.core.primitives import (
     imag_p as imag_p,
@@ -769,6 +775,9 @@ from didax.extend.core.primitives import (
     reduce_xor_p as reduce_xor_p,
 )
 from didax.extend.core.primitives import (
+    regularized_incomplete_beta_p as regularized_incomplete_beta_p,
+)
+from didax.extend.core.primitives import (
     rem_p as rem_p,
 )
 from didax.extend.core.primitives import (
@@ -821,6 +830,9 @@ from didax.extend.core.primitives import (
 )
 from didax.extend.core.primitives import (
     xor_p as xor_p,
+)
+from didax.extend.core.primitives import (
+    zeta_p as zeta_p,
 )
 
 # JAX's names didax lacks raise NotImplementedError saying what to use instead

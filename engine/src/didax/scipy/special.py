@@ -77,7 +77,6 @@ from didax._src.scipy.special import (
 from didax._src.scipy.special import (
     xlogy as xlogy,
 )
-
 from didax._src.scipy.special_more import beta as beta
 from didax._src.scipy.special_more import betainc as betainc
 from didax._src.scipy.special_more import comb as comb

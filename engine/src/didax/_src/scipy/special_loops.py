@@ -16,8 +16,8 @@ import numpy as np
 from didax._src import core, dtypes
 from didax._src.interpreters import lowering, mlir
 from didax._src.lax import lax, reductions, shapes
-from didax._src.lax.lax import _const
 from didax._src.lax.control_flow import while_loop
+from didax._src.lax.lax import _const
 
 
 def _c(x, v):

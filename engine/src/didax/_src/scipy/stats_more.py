@@ -16,13 +16,13 @@ import numpy as np
 
 from didax._src.lax import lax
 from didax._src.lax.select_convert import clamp as _clamp
-from didax._src.scipy import special_loops as _loops  # noqa: F401 - registers lowerings
 from didax._src.numpy import lax_numpy as jnp_core
 from didax._src.numpy import manipulation as manip
 from didax._src.numpy import reductions as red
 from didax._src.numpy import ufuncs_math
 from didax._src.numpy.util import promote_args_inexact, promote_dtypes_inexact
 from didax._src.scipy import special
+from didax._src.scipy import special_loops as _loops  # noqa: F401 - registers lowerings
 from didax._src.scipy import stats as _base
 
 

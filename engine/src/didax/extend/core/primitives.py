@@ -45,7 +45,6 @@ from didax._src.lax.lax import ge_p as ge_p
 from didax._src.lax.lax import gt_p as gt_p
 from didax._src.lax.lax import igamma_p as igamma_p
 from didax._src.lax.lax import igammac_p as igammac_p
-from didax._src.lax.lax import regularized_incomplete_beta_p as regularized_incomplete_beta_p
 from didax._src.lax.lax import imag_p as imag_p
 from didax._src.lax.lax import integer_pow_p as integer_pow_p
 from didax._src.lax.lax import is_finite_p as is_finite_p
@@ -68,6 +67,7 @@ from didax._src.lax.lax import population_count_p as population_count_p
 from didax._src.lax.lax import pow_p as pow_p
 from didax._src.lax.lax import real_p as real_p
 from didax._src.lax.lax import reduce_precision_p as reduce_precision_p
+from didax._src.lax.lax import regularized_incomplete_beta_p as regularized_incomplete_beta_p
 from didax._src.lax.lax import rem_p as rem_p
 from didax._src.lax.lax import round_p as round_p
 from didax._src.lax.lax import rsqrt_p as rsqrt_p
