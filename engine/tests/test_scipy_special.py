@@ -142,3 +142,18 @@ def test_incomplete_gamma_and_zeta_under_jit():
                                    getattr(jst.beta, fn)(x * 0.9, 2.0, 5.0), rtol=2e-6)
     np.testing.assert_allclose(dsp.factorial(np.array([0.0, 3.0, -1.0], np.float32)),
                                jsp.factorial(np.array([0.0, 3.0, -1.0], np.float32)), rtol=1e-6)
+
+
+def test_bessel_i0e_i1e_i1_and_vonmises():
+    x = np.array([-40.0, -3.0, -0.5, 0.0, 0.1, 1.0, 5.0, 29.9, 30.1, 100.0], np.float32)
+    for name in ("i0e", "i1e"):
+        for fn in (getattr(dsp, name), didax.jit(getattr(dsp, name))):
+            np.testing.assert_allclose(fn(x), getattr(jsp, name)(x), rtol=2e-6, atol=1e-7)
+        for v in (0.0, 1.5, -2.0):
+            np.testing.assert_allclose(didax.grad(getattr(dsp, name))(v),
+                                       jax.grad(getattr(jsp, name))(v), rtol=1e-5, atol=1e-7)
+    np.testing.assert_allclose(dsp.i1(x[1:-1]), jsp.i1(x[1:-1]), rtol=2e-6)
+    import didax.scipy.stats as dst
+    import jax.scipy.stats as jst
+    np.testing.assert_allclose(dst.vonmises.logpdf(x[:4], 1.5), jst.vonmises.logpdf(x[:4], 1.5),
+                               rtol=1e-6)

@@ -82,6 +82,9 @@ from didax._src.scipy.special_more import betainc as betainc
 from didax._src.scipy.special_more import comb as comb
 from didax._src.scipy.special_more import factorial as factorial
 from didax._src.scipy.special_more import gammaincc as gammaincc
+from didax._src.scipy.special_more import i0e as i0e
+from didax._src.scipy.special_more import i1 as i1
+from didax._src.scipy.special_more import i1e as i1e
 from didax._src.scipy.special_more import zeta as zeta
 
 # JAX's names didax lacks raise NotImplementedError saying what to use instead

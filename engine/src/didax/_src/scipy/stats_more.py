@@ -23,6 +23,7 @@ from didax._src.numpy import ufuncs_math
 from didax._src.numpy.util import promote_args_inexact, promote_dtypes_inexact
 from didax._src.scipy import special
 from didax._src.scipy import special_loops as _loops  # noqa: F401 - registers lowerings
+from didax._src.scipy.special_more import i0e
 from didax._src.scipy import stats as _base
 
 
@@ -147,6 +148,15 @@ def _beta_logpdf(x, a, b, loc=0, scale=1):
     bad = lax.bitwise_or(lax.bitwise_or(lax.le(a, zero), lax.le(b, zero)),
                          lax.le(scale, zero))
     return _where(bad, np.nan, result)
+
+
+def _vonmises_logpdf(x, kappa):
+    x, kappa = promote_args_inexact("vonmises.logpdf", x, kappa)
+    log_norm = lax.log(2 * np.pi * i0e(kappa))
+    return _where(lax.gt(kappa, _c(kappa, 0)), kappa * (lax.cos(x) - 1) - log_norm, np.nan)
+
+
+vonmises = types.SimpleNamespace(logpdf=_vonmises_logpdf, pdf=_exp_of(_vonmises_logpdf))
 
 
 def _beta_unit(x, loc, scale):

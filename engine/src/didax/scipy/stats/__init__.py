@@ -24,6 +24,7 @@ from didax.scipy.stats import pareto as pareto
 from didax.scipy.stats import poisson as poisson
 from didax.scipy.stats import t as t
 from didax.scipy.stats import uniform as uniform
+from didax.scipy.stats import vonmises as vonmises
 
 # JAX's names didax lacks raise NotImplementedError saying what to use instead
 __getattr__ = _module_getattr("jax.scipy.stats", __name__)
