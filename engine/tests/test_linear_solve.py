@@ -48,3 +48,29 @@ def test_transpose_solve_required():
         didax.grad(lambda b: f(b).sum())(didax.numpy.ones(2))
     with pytest.raises(ValueError, match="matching shapes"):
         didax.scipy.sparse.linalg.cg(A, np.ones(2, np.float32), x0=np.ones(3, np.float32))
+
+
+def _roots(lib):
+    jnp, lax = lib.numpy, lib.lax
+
+    def newton(f, x0):
+        return lax.fori_loop(0, 30, lambda i, x: x - f(x) / lib.grad(f)(x), x0)
+
+    def sqrt_root(c):
+        return lax.custom_root(lambda x: x ** 2 - c, 1.0, newton, lambda g, y: y / g(1.0))
+
+    A = jnp.array([[3.0, 1.0], [1.0, 2.0]])
+
+    def vec_root(b):
+        solve = lambda f, x0: lax.fori_loop(0, 200, lambda i, x: x - 0.2 * f(x), x0)  # noqa
+        tsolve = lambda g, y: jnp.linalg.solve(lib.jacobian(g)(y), y)  # noqa: E731
+        return lax.custom_root(lambda x: A @ x - b, jnp.zeros(2), solve, tsolve)
+
+    b = jnp.array([1.0, 2.0])
+    return [sqrt_root(2.0), lib.grad(sqrt_root)(2.0), lib.jit(lib.grad(sqrt_root))(9.0),
+            lib.vmap(sqrt_root)(jnp.array([4.0, 16.0])), lib.jvp(sqrt_root, (4.0,), (1.0,)),
+            lib.grad(lambda c: sqrt_root(c) * c)(3.0), vec_root(b), lib.jacrev(vec_root)(b)]
+
+
+def test_custom_root_implicit_derivatives_match_jax():
+    assert_same(_roots(didax), _roots(jax), scale=100.0)

@@ -1,4 +1,4 @@
-"""`lax.custom_linear_solve` and the Krylov solvers of `jax.scipy.sparse.linalg` (`cg`,
+"""`lax.custom_root`, `lax.custom_linear_solve` and the Krylov solvers of `jax.scipy.sparse.linalg` (`cg`,
 `bicgstab`) built on it, with JAX's iterations (jax/_src/scipy/sparse/linalg.py): the
 same recurrences, stopping rule norm(r) <= max(tol * norm(b), atol) and default maxiter
 (10 * size of b), so iterates and results match JAX's.
@@ -7,6 +7,8 @@ Derivatives are implicit, as in JAX: the cotangent of b is a solve with the tran
 operator (`transpose_solve`, or `solve` itself when `symmetric`), and values closed over by
 `matvec` get -(d matvec / d theta)^T applied to it. didax implements this with a custom
 VJP, so reverse mode (grad, vjp) works; forward mode (jvp, jacfwd) of a solve does not.
+`custom_root` differentiates by the implicit function theorem (a custom JVP, as JAX):
+dx* = -tangent_solve(df/dx at x*, df/dtheta . dtheta).
 
 May import everything below the public modules.
 """
@@ -22,7 +24,7 @@ import numpy as np
 from didax._src import api, dtypes
 from didax._src.api_extras import linear_transpose
 from didax._src.closure_convert import closure_convert
-from didax._src.custom_derivatives import custom_vjp
+from didax._src.custom_derivatives import custom_jvp, custom_vjp
 from didax._src.lax import control_flow as lcf
 from didax._src.lax.reductions import Precision
 from didax._src.numpy import array_creation as creation
@@ -79,6 +81,40 @@ def custom_linear_solve(matvec: Callable, b, solve: Callable, transpose_solve=No
 
     _solve.defvjp(fwd, bwd)
     return _solve(b, list(consts))
+
+
+def custom_root(f: Callable, initial_guess, solve: Callable, tangent_solve: Callable,
+                has_aux: bool = False):
+    """x* = solve(f, initial_guess) with f(x*) = 0, differentiated implicitly.
+
+    Args:
+      f: the function whose root is sought (pytree -> pytree of the same structure).
+      initial_guess: the starting point (a pytree).
+      solve: solve(f, initial_guess) -> x* (or (x*, aux) with has_aux).
+      tangent_solve: tangent_solve(g, y) -> x with g(x) = y for the linear map g (the
+        linearization of f at x*), e.g. `lambda g, y: y / g(1.0)` for scalars.
+      has_aux: `solve` also returns auxiliary data (not differentiated).
+    """
+    conv, consts = closure_convert(f, initial_guess)
+
+    @custom_jvp
+    def _root(consts, guess):
+        return solve(lambda x: conv(x, *consts), guess)
+
+    @_root.defjvp
+    def _root_jvp(primals, tangents):
+        consts, guess = primals
+        consts_dot = tangents[0]
+        out = _root(consts, guess)
+        x = out[0] if has_aux else out
+        _, rhs = api.jvp(lambda cs: conv(x, *cs), (consts,), (consts_dot,))
+        _, f_jvp = api.linearize(lambda v: conv(v, *consts), x)
+        x_dot = tree_map(operator.neg, tangent_solve(f_jvp, rhs))
+        if has_aux:
+            return out, (x_dot, tree_map(lambda a: creation.zeros_like(a), out[1]))
+        return out, x_dot
+
+    return _root(list(consts), initial_guess)
 
 
 # ---- tree arithmetic -------------------------------------------------------------------

@@ -588,6 +588,7 @@ from didax._src.lax.windowed_reductions import select_and_gather_add_p as select
 from didax._src.lax.windowed_reductions import select_and_scatter_add_p as select_and_scatter_add_p
 from didax._src.lax.windowing import padtype_to_pads as padtype_to_pads
 from didax._src.linear_solve import custom_linear_solve as custom_linear_solve
+from didax._src.linear_solve import custom_root as custom_root
 from didax._src.missing import module_getattr as _module_getattr  # noqa: E402
 
 # The primitive objects jax.lax exports (user interpreters key rules on them).
