@@ -790,7 +790,8 @@ def test_block_until_ready_and_device_api():
     assert str(x.devices()) == str(jnp.ones(2).devices())
     assert str(x.device) == "cpu:0" and x.devices() == {x.device}
     assert [str(d) for d in didax.devices()] == [str(d) for d in jax.devices()]
-    assert x.is_fully_addressable() and x.is_fully_replicated
+    assert x.is_fully_addressable is jnp.ones(2).is_fully_addressable is True
+    assert x.is_fully_replicated
     assert isinstance(x.unsafe_buffer_pointer(), int)
 
 

@@ -295,3 +295,17 @@ def test_polyfit_matches_jax():
             np.testing.assert_allclose(np.asarray(g), np.asarray(w), rtol=2e-5, atol=1e-9)
     with pytest.raises(ValueError, match="deg >= 0"):
         dnp.polyfit(x, y, -1)
+
+
+def test_contains_as_jax():
+    """`q in arr`: a bool for a 1-D array and a scalar query; JAX's errors otherwise."""
+    for arr, q in [(np.arange(4.0, dtype=np.float32), 2.0), (np.arange(4), 7)]:
+        assert (q in dnp.asarray(arr)) == (q in jnp.asarray(arr))
+    for arr, q, exc in [(np.ones((2, 2), np.float32), 1.0, ValueError),
+                        (np.ones(3, np.float32), np.ones(2, np.float32), ValueError),
+                        (np.ones(3, np.float32), None, TypeError)]:
+        with pytest.raises(exc) as got:
+            q in dnp.asarray(arr)  # noqa: B015
+        with pytest.raises(exc) as want:
+            q in jnp.asarray(arr)  # noqa: B015
+        assert str(got.value) == str(want.value)

@@ -157,6 +157,7 @@ class Array:
     def device(self):
         return self._device or xla_backend.default_device()
 
+    @property
     def is_fully_addressable(self) -> bool:
         return True
 

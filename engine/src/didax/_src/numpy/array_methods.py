@@ -15,6 +15,7 @@ from didax._src.array import Array
 from didax._src.core import Tracer
 from didax._src.lax import lax
 from didax._src.lax.bitcast import bitcast_convert_type
+from didax._src.numpy.util import ensure_arraylike
 from didax._src.numpy import (
     array_creation,
     indexing,
@@ -68,6 +69,21 @@ def _round_op(self, ndigits=None):
     return lax_numpy.astype(out, int) if ndigits is None else out
 
 
+def _contains(self, other):
+    """`other in arr`, as JAX: a 1-D array and a scalar query only (NumPy's broadcasting
+    `in` is a common source of bugs)."""
+    if other is None or isinstance(other, str):
+        raise TypeError(f"Array.__contains__: unsupported operand type {type(other)}.")
+    query = ensure_arraylike("Array.__contains__", other)
+    if self.ndim != 1:
+        raise ValueError("Array.__contains__: search array must be one-dimensional,"
+                         f" got arr.shape={self.shape}.")
+    if query.ndim != 0:
+        raise ValueError("Array.__contains__: query value must be a scalar,"
+                         f" got query.shape={query.shape}")
+    return reductions.any(ufuncs.equal(self, query))
+
+
 def _install_operators(cls) -> None:
     for name, fn in _BINARY.items():
         setattr(cls, f"__{name}__", _defer(fn))
@@ -80,6 +96,7 @@ def _install_operators(cls) -> None:
     cls.__invert__ = lambda self: ufuncs.invert(self)
     cls.__getitem__ = lambda self, idx: indexing.getitem(self, idx)
     cls.__round__ = _round_op
+    cls.__contains__ = _contains
 
 
 # ----------------------------------------------------------------------------------------
