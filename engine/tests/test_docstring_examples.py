@@ -75,3 +75,31 @@ def test_linalg_of_integer_matrices_as_floats():
         same(lambda j, jnp, f=f: getattr(jnp.linalg, f)(a), scale=10)
     same(lambda j, jnp: jnp.linalg.lstsq(a, np.array([3, 7]))[0], scale=100)
     same(lambda j, jnp: jnp.linalg.qr(a)[1].dtype == jnp.float32)
+
+
+def test_fromfunction_maps_over_scalar_coordinates():
+    same(lambda j, jnp: jnp.fromfunction(jnp.multiply, shape=(3, 6), dtype=int))
+    same(lambda j, jnp: jnp.fromfunction(lambda x: (x + 1) * jnp.arange(3), shape=(2,)))
+    same(lambda j, jnp: jnp.fromfunction(lambda x, y: (x + y, x * y), shape=(3, 5)))
+
+
+def test_eig_eigvals_roots_poly():
+    """The general eigendecomposition (LAPACK geev, as JAX on CPU) and what builds on it."""
+    a = np.array([[1., 2.], [3., 4.]], np.float32)
+
+    def close(call, rtol=1e-6):  # LAPACK builds differ in the last bits and signs of 0
+        got, want = call(didax, didax.numpy), call(jax, jax.numpy)
+        for g, w in zip(jax.tree.leaves(got), jax.tree.leaves(want)):
+            assert np.asarray(g).dtype == np.asarray(w).dtype
+            np.testing.assert_allclose(np.asarray(g), np.asarray(w), rtol=rtol, atol=1e-6)
+    close(lambda j, jnp: jnp.linalg.eig(np.array([[1., 2.], [2., 1.]], np.float32)))
+    close(lambda j, jnp: jnp.linalg.eigvals(np.array([[0., -1.], [1., 0.]])))
+    close(lambda j, jnp: j.jit(jnp.linalg.eigvals)(a))
+    close(lambda j, jnp: j.vmap(jnp.linalg.eigvals)(np.stack([a, 2 * a])))
+    close(lambda j, jnp: j.grad(lambda m: jnp.linalg.eigvals(m).real.sum())(a))
+    close(lambda j, jnp: jnp.roots(np.array([0., 0., 1., -3., 2.])))
+    close(lambda j, jnp: j.jit(lambda p: jnp.roots(p, strip_zeros=False))(
+        np.array([0., 1., -3., 2.])))
+    close(lambda j, jnp: jnp.poly(a), rtol=1e-5)
+    assert str(didax.make_jaxpr(didax.numpy.linalg.eigvals)(a)) == str(
+        jax.make_jaxpr(jax.numpy.linalg.eigvals)(a))

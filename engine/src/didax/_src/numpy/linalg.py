@@ -4,7 +4,7 @@ partial pivoting (unrolled over the static matrix size, pivots chosen as LAPACK'
 chooses them) giving det/slogdet/solve/inv, and a column-by-column Cholesky; plus
 matrix_power, multi_dot, tensorinv/tensorsolve and the array-API aliases. The LAPACK
 decompositions (eigh, svd, qr and what builds on them) live in linalg_decomp; the general
-eigendecomposition (eig, eigvals) raises NotImplementedError.
+eigendecomposition (eig, eigvals) in linalg_eig.
 
 May import core, dtypes, array, didax.lax and the numpy implementation modules.
 """
@@ -428,14 +428,9 @@ from didax._src.numpy.linalg_decomp import (  # noqa: E402, F401 - jnp.linalg na
 )
 
 
-def _unavailable(name, what):
-    def f(*args, **kwargs):
-        raise NotImplementedError(f"jnp.linalg.{name} needs {what}, which didax does not "
-                                  "implement (no LAPACK-backed primitive yet)")
-    f.__name__ = name
-    return f
-
-
-eig = _unavailable("eig", "a general eigendecomposition")
-eigvals = _unavailable("eigvals", "a general eigendecomposition")
+from didax._src.numpy.linalg_eig import (  # noqa: E402, F401 - jnp.linalg names
+    EigResult,
+    eig,
+    eigvals,
+)
 

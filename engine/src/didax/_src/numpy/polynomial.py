@@ -15,10 +15,11 @@ import numpy as np
 
 from didax._src import core, dtypes
 from didax._src.lax import lax, shapes
+from didax._src.lax.reductions import sort_key_val
 from didax._src.numpy import reductions as red
 from didax._src.numpy import ufuncs, ufuncs_math
-from didax._src.numpy.array_creation import arange, array, zeros
-from didax._src.numpy.manipulation import atleast_1d, concatenate
+from didax._src.numpy.array_creation import arange, array, ones, zeros
+from didax._src.numpy.manipulation import atleast_1d, concatenate, roll
 from didax._src.numpy.numeric import convolve, trim_zeros
 from didax._src.numpy.util import (
     broadcast_shapes_checked,
@@ -149,8 +150,9 @@ def poly(seq_of_zeros):
     z = atleast_1d(z)
     sh = np.shape(z)
     if len(sh) == 2 and sh[0] == sh[1] and sh[0] != 0:
-        raise NotImplementedError("jnp.poly of a square matrix needs its eigenvalues, which "
-                                  "didax.numpy.linalg does not provide")
+        from didax._src.numpy.linalg_eig import eigvals  # noqa: PLC0415 - above this module
+
+        z = eigvals(z)  # the characteristic polynomial's zeros
     if np.ndim(z) != 1:
         raise ValueError("input must be 1d or non-empty square 2d array.")
     dt = dtype_of(z)
@@ -164,9 +166,42 @@ def poly(seq_of_zeros):
     return a
 
 
+def _roots_no_zeros(p):
+    """The eigenvalues of p's companion matrix (as JAX and NumPy)."""
+    from didax._src.numpy.linalg_eig import eigvals  # noqa: PLC0415 - above this module
+    from didax._src.numpy.products import diag  # noqa: PLC0415
+
+    n = np.shape(p)[0]
+    if n < 2:
+        return array([], dtype=dtypes.to_complex_dtype(dtype_of(p)))
+    a = diag(ones((n - 2,), dtype_of(p)), -1)
+    a = a.at[0, :].set(-p[1:] / p[0])
+    return eigvals(a)
+
+
 def roots(p, *, strip_zeros=True):
-    raise NotImplementedError("jnp.roots needs eigenvalues of the companion matrix, which "
-                              "didax.numpy.linalg does not provide")
+    """The roots of the polynomial with coefficients p (leading first); with strip_zeros
+    (needs concrete p) leading zeros are dropped, else the extra roots are NaN, as JAX."""
+    from didax._src.numpy.lax_numpy import where  # noqa: PLC0415
+
+    (p,) = promote_dtypes_inexact(ensure_arraylike("roots", p))
+    p = atleast_1d(p)
+    if p.ndim != 1:
+        raise ValueError("Input must be a rank-1 array.")
+    if np.shape(p)[0] < 2:
+        return array([], dtype=dtypes.to_complex_dtype(dtype_of(p)))
+    zero = ufuncs.equal(p, 0)
+    lead = where(red.all(zero), np.shape(p)[0], red.argmin(zero))
+    if strip_zeros:
+        lead = core.concrete_or_error(
+            int, lead, "The error occurred in the jnp.roots() function. To use this within "
+            "a JIT-compiled context, pass strip_zeros=False, but be aware that leading zeros "
+            "will result in some returned roots being set to NaN.")
+        return _roots_no_zeros(p[lead:])
+    n = np.shape(p)[0]
+    r = _roots_no_zeros(roll(where(n == lead, 1.0, p), -lead))
+    r = sort_key_val(ufuncs.equal(r, 0), r)[1]
+    return where(arange(n - 1) < n - 1 - lead, r, complex(np.nan, np.nan))
 
 
 def polyfit(x, y, deg, rcond=None, full=False, w=None, cov=False):
