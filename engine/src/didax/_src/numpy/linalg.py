@@ -426,8 +426,6 @@ from didax._src.numpy.linalg_decomp import (  # noqa: E402, F401 - jnp.linalg na
     svd,
     svdvals,
 )
-
-
 from didax._src.numpy.linalg_eig import (  # noqa: E402, F401 - jnp.linalg names
     EigResult,
     eig,
