@@ -23,7 +23,7 @@ ORDER = ["foundation", "core", "interpreters", "runtime", "lax", "jit", "librari
 PLACEMENT: list[tuple[str, str]] = [
     *[(m, "foundation") for m in ("util", "source_info", "errors", "tracer_errors",
                                   "pretty_printer",
-                                  "config", "dtypes", "_promotion", "pytree", "tree_util")],
+                                  "config", "debug_nans", "dtypes", "_promotion", "pytree", "tree_util")],
     ("core", "core"), ("jaxpr_printer", "core"), ("jaxpr_check", "core"), ("api_util", "core"),
     ("interpreters", "interpreters"), ("interpreters.*", "interpreters"),
     ("missing", "foundation"), ("jax_api_names", "foundation"),

@@ -89,6 +89,12 @@ from didax._src.callback import pure_callback as pure_callback
 from didax._src.closure_convert import closure_convert as closure_convert
 from didax._src.config import config as config
 from didax._src.config import (
+    debug_infs as debug_infs,
+)
+from didax._src.config import (
+    debug_nans as debug_nans,
+)
+from didax._src.config import (
     default_matmul_precision as default_matmul_precision,
 )
 from didax._src.config import (

@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from didax._src import dtypes, source_info
+from didax._src import debug_nans, dtypes, source_info
 from didax._src.config import config
 from didax._src.errors import (
     ConcretizationTypeError,
@@ -493,7 +493,10 @@ class EvalTrace(Trace):
                 raise escaped_tracer_error(a)
             if _special_eval and type(a) in _special_eval:  # (e.g. arrays over a mesh)
                 return _special_eval[type(a)](primitive, args, params)
-        return primitive.impl(*args, **params)
+        out = primitive.impl(*args, **params)
+        if debug_nans.ACTIVE[0]:
+            debug_nans.check_primitive(primitive.name, out)
+        return out
 
     def process_custom_jvp_call(self, primitive, fun, jvp, args, *, symbolic_zeros):
         del primitive, jvp, symbolic_zeros

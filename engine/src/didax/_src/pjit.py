@@ -19,7 +19,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from didax._src import core, dtypes, sharded_exec, source_info, xla_backend
+from didax._src import core, debug_nans, dtypes, sharded_exec, source_info, xla_backend
 from didax._src.api_util import (
     ShapeDtypeStruct,
     ensure_index_tuple,
@@ -610,6 +610,10 @@ class JitWrapped:
         if _call_hooks and self._recordable:
             return _call_hooks[-1]("jit", self.fun, self._call, args, kwargs, (), {},
                                    static=self.static_argnums)
+        if debug_nans.ACTIVE[0] and core.trace_ctx.trace is core.eval_trace:
+            out = self._call(*args, **kwargs)  # then checked as JAX's pjit checks it
+            debug_nans.check_jit(self.fun, args, kwargs, out)
+            return out
         if not kwargs and core.trace_ctx.trace is core.eval_trace:
             leaves: list = []
             sig: list = []

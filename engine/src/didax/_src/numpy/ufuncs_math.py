@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from didax._src import core, dtypes
+from didax._src import core, debug_nans, dtypes
 from didax._src.custom_derivatives import custom_jvp
 from didax._src.lax import lax
 from didax._src.lax.bitcast import bitcast_convert_type
@@ -44,6 +44,12 @@ def _strong(x, val):
 
 def _inexact_unary(lax_fn, name):
     def f(x, /):
+        if debug_nans.ACTIVE[0] and core.trace_ctx.trace is core.eval_trace:  # JAX jits
+            # these: checked as a jit is
+            return debug_nans.eager_like_jit(lambda v: f_(v), (x,), {})
+        return f_(x)
+
+    def f_(x):
         (x,) = promote_args_inexact(name, x)
         return lax_fn(x)
     f.__name__ = f.__qualname__ = name

@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from didax._src import core, dtypes, errors
+from didax._src import core, debug_nans, dtypes, errors
 from didax._src.array import Array
 from didax._src.config import config
 from didax._src.core import Tracer
@@ -466,6 +466,8 @@ def jit_like_jax(name: str | None = None, static_argnames: Sequence[str] = (),
 
         @functools.wraps(fun)
         def wrapper(*args, **kwargs):
+            if debug_nans.ACTIVE[0] and not _staging():  # checked as JAX checks a jit
+                return debug_nans.eager_like_jit(fun, args, kwargs)
             if inline:
                 return fun(*args, **kwargs)
             if not _staging():
