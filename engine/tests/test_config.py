@@ -280,3 +280,25 @@ def test_invalid_environment_variables_fail_like_jax():
             assert proc.returncode != 0
             errors.append(proc.stderr.strip().splitlines()[-1])
         assert errors[0] == errors[1], errors
+
+
+def test_explain_cache_misses_logs_each_retrace_as_jax(caplog):
+    """One WARNING per retrace, opening as JAX's does (never seen / keys differ)."""
+    import logging
+
+    import didax
+    import jax
+
+    def heads(lib):
+        caplog.clear()
+        with caplog.at_level(logging.WARNING):
+            lib.config.update("jax_explain_cache_misses", True)
+            try:
+                f = lib.jit(lambda x: x * 2)
+                f(1.0), f(2.0), f(lib.numpy.ones(3))
+            finally:
+                lib.config.update("jax_explain_cache_misses", False)
+        msgs = [r.getMessage() for r in caplog.records if "CACHE MISS" in r.getMessage()]
+        return [m.splitlines()[1].strip() for m in msgs]
+    assert heads(didax) == heads(jax) == ["never seen function:", "for <lambda> defined at "
+                                          f"{__file__}:{heads.__code__.co_firstlineno + 5}"]

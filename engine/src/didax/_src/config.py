@@ -401,6 +401,9 @@ debug_nans = bool_state("jax_debug_nans", False, "Add nan checks to every operat
 debug_infs = bool_state("jax_debug_infs", False, "Add inf checks to every operation.")
 enable_checks = bool_state(
     "jax_enable_checks", False, "Turn on invariant checking for didax internals.")
+explain_cache_misses = bool_state(
+    "jax_explain_cache_misses", False,
+    "Log (at WARNING) why each `jit` call missed the tracing cache.")
 log_compiles = bool_state(
     "jax_log_compiles", False, "Log a message each time `jit` compiles a computation.")
 check_tracer_leaks = bool_state(

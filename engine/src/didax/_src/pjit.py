@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import logging
 import os
 import re
 import sys
@@ -576,6 +577,8 @@ class JitWrapped:
         cache = _fresh.cache.setdefault(id(self._cache), {}) if _fresh.depth else self._cache
         entry = cache.get(key)
         if entry is None:
+            if config.jax_explain_cache_misses:
+                _explain_miss(self.fun, cache, key)
             entry = cache[key] = self._make_entry(args, static, dict(s_kw), in_tree, in_avals)
         return entry, flat, key
 
@@ -711,6 +714,32 @@ class fresh_traces:
         if _fresh.depth == 0:
             _fresh.cache.clear()
         return False
+
+
+def _explain_miss(fun, cache: dict, key: tuple) -> None:
+    """Why a call traces anew, logged as JAX's `jax_explain_cache_misses` logs it: a
+    function never seen, or how its input types differ from the closest earlier call."""
+    where = source_info.current()
+    site = f"{where.file}:{where.line} ({where.function})" if where else "<unknown>"
+    name = getattr(fun, "__name__", "fun")
+    code = getattr(fun, "__code__", None)
+    defined = f"{code.co_filename}:{code.co_firstlineno}" if code else "<unknown>"
+    lines = [f"TRACING CACHE MISS at {site}:"]
+    if not cache:
+        lines += ["  never seen function:", f"    {name} id={id(fun)} defined at {defined}"]
+    else:
+        lines += [f"  for {name} defined at {defined}",
+                  "  all previously seen cache keys differ. For the closest previous key:"]
+        prev = min(cache, key=lambda k: sum(a != b for a, b in zip(k[4], key[4]))
+                   + 100 * (k[:4] != key[:4]))
+        if prev[:4] != key[:4]:
+            lines.append("  different static arguments or input tree structure")
+        else:
+            lines.append("  different input types:")
+            lines += [f"  * at flat argument {i}, now {a.str_short()} and before "
+                      f"{b.str_short()}" for i, (a, b) in enumerate(zip(key[4], prev[4]))
+                      if a != b]
+    logging.getLogger("jax._src.pjit").warning("\n".join(lines))
 
 
 def _argument_error(fun, args, dyn_kw, static, exc: Exception) -> Exception:
