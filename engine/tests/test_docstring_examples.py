@@ -103,3 +103,11 @@ def test_eig_eigvals_roots_poly():
     close(lambda j, jnp: jnp.poly(a), rtol=1e-5)
     assert str(didax.make_jaxpr(didax.numpy.linalg.eigvals)(a)) == str(
         jax.make_jaxpr(jax.numpy.linalg.eigvals)(a))
+
+
+def test_approx_max_min_k_exact_on_cpu():
+    x = np.array([[3., 1., 4., 1.], [5., 9., 2., 6.]], np.float32)
+    same(lambda j, jnp: j.lax.approx_max_k(x, 2))
+    same(lambda j, jnp: j.lax.approx_min_k(x, 2, reduction_dimension=0))
+    same(lambda j, jnp: j.jit(lambda v: j.lax.approx_min_k(v, 3))(x))
+    same(lambda j, jnp: j.grad(lambda v: j.lax.approx_max_k(v, 2)[0].sum())(x))

@@ -571,6 +571,8 @@ from didax._src.lax.stacking import (
 from didax._src.lax.stacking import (
     unstack as unstack,
 )
+from didax._src.lax.topk import approx_max_k as approx_max_k
+from didax._src.lax.topk import approx_min_k as approx_min_k
 from didax._src.lax.topk import batch_matmul as batch_matmul
 from didax._src.lax.topk import broadcast_shapes as broadcast_shapes
 from didax._src.lax.topk import collapse as collapse

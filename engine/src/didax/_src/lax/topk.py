@@ -111,6 +111,33 @@ def top_k(operand, k: int, *, axis: int = -1) -> list:
     return list(top_k_p.bind(operand, k=k, axis=axis))
 
 
+def _approx_k(operand, k: int, reduction_dimension: int, is_max_k: bool) -> list:
+    """`approx_max_k` / `approx_min_k` as XLA computes them on CPU: exactly (the k
+    largest/smallest along reduction_dimension, in order, with int32 indices). Staged as
+    top_k equations, not JAX's single `approx_top_k` equation."""
+    from didax._src.lax.lax import neg  # noqa: PLC0415 - lax.lax imports this module
+
+    if not dtypes.is_inexact(np.result_type(operand)):
+        raise ValueError("operand must be a floating type")
+    dim = shapes.canonicalize_axis(reduction_dimension, np.ndim(operand))
+    vals, idx = top_k(operand if is_max_k else neg(operand), k, axis=dim)
+    return [vals if is_max_k else neg(vals), idx]
+
+
+def approx_max_k(operand, k: int, reduction_dimension: int = -1,
+                 recall_target: float = 0.95, reduction_input_size_override: int = -1,
+                 aggregate_to_topk: bool = True) -> list:
+    del recall_target, reduction_input_size_override, aggregate_to_topk
+    return _approx_k(operand, k, reduction_dimension, True)
+
+
+def approx_min_k(operand, k: int, reduction_dimension: int = -1,
+                 recall_target: float = 0.95, reduction_input_size_override: int = -1,
+                 aggregate_to_topk: bool = True) -> list:
+    del recall_target, reduction_input_size_override, aggregate_to_topk
+    return _approx_k(operand, k, reduction_dimension, False)
+
+
 # ----------------------------------------------------------------------------------------
 # Shape helpers
 # ----------------------------------------------------------------------------------------
