@@ -518,3 +518,22 @@ def test_debug_print_jaxpr_keeps_the_effect():
 ])
 def test_debug_print_jaxpr_text_as_jax(build):
     assert str(build(didax)) == str(build(jax))
+
+
+def test_eager_scan_prints_in_xla_order_as_jax():
+    """An eager scan whose body only has unordered prints runs compiled, as JAX's: XLA may
+    fire the two prints of one step in either order, and does as under JAX."""
+    def run(lib):
+        def f(x):
+            lib.debug.print("x: {}", x)
+            y = lib.numpy.sin(x)
+            lib.debug.print("y: {}", y)
+            return y
+        buf = io.StringIO()
+        with contextlib.redirect_stdout(buf):
+            ys = lib.lax.map(f, lib.numpy.arange(3.0))
+            lib.effects_barrier()
+        return buf.getvalue(), np.asarray(ys)
+    (out_d, ys_d), (out_j, ys_j) = run(didax), run(jax)
+    assert out_d == out_j
+    np.testing.assert_allclose(ys_d, ys_j)

@@ -55,6 +55,23 @@ def interpretable_only(jaxprs: Sequence[ClosedJaxpr], avals) -> bool:
     return any(j.effects for j in jaxprs) or not is_plain(avals)
 
 
+def unordered_effects_only(jaxprs: Sequence[ClosedJaxpr], avals) -> bool:
+    """Only unordered effects (jax.debug.print, unordered callbacks): JAX runs such a loop
+    compiled even eagerly, so its callbacks fire in the order XLA schedules them (two
+    prints in one scan body can swap), which interpreting would not reproduce."""
+    effects = [e for j in jaxprs for e in j.effects]
+    return bool(effects) and not any(getattr(e, "ordered", True) for e in effects) \
+        and is_plain(avals)
+
+
+def run_jitted(prim, args, params) -> list:
+    """prim.bind(*args, **params) through `jit`, host callbacks included (JAX's
+    apply_primitive)."""
+    from didax._src import pjit  # noqa: PLC0415 - the jit layer, imported when needed
+
+    return pjit.jit(lambda *xs: prim.bind(*xs, **params))(*args)
+
+
 # ----------------------------------------------------------------------------------------
 # Compiled execution (cache keyed by module text)
 # ----------------------------------------------------------------------------------------

@@ -221,6 +221,8 @@ def _scan_impl(*args, reverse, length, jaxpr, num_consts, num_carry, unroll):
     in_avals = [core.get_aval(a) for a in args]
     out_avals = _scan_abstract_eval(*in_avals, **params)
     steps = length * max(1, len(jaxpr.eqns))
+    if eager.unordered_effects_only([jaxpr], in_avals):
+        return eager.run_jitted(scan_p, args, params)
     if not eager.interpretable_only([jaxpr], in_avals) and steps > eager.INTERPRET_BUDGET:
         outs = eager.run_compiled(scan_p, jaxpr, args, params, out_avals)
         if outs is not None:
