@@ -15,7 +15,6 @@ from didax._src.array import Array
 from didax._src.core import Tracer
 from didax._src.lax import lax
 from didax._src.lax.bitcast import bitcast_convert_type
-from didax._src.numpy.util import ensure_arraylike
 from didax._src.numpy import (
     array_creation,
     indexing,
@@ -28,6 +27,7 @@ from didax._src.numpy import (
     ufuncs,
     ufuncs_math,
 )
+from didax._src.numpy.util import ensure_arraylike
 
 
 def _accepts(x) -> bool:

@@ -23,8 +23,8 @@ from didax._src.numpy import ufuncs_math
 from didax._src.numpy.util import promote_args_inexact, promote_dtypes_inexact
 from didax._src.scipy import special
 from didax._src.scipy import special_loops as _loops  # noqa: F401 - registers lowerings
-from didax._src.scipy.special_more import i0e
 from didax._src.scipy import stats as _base
+from didax._src.scipy.special_more import i0e
 
 
 def _c(x, v):
