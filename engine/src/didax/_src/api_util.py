@@ -167,3 +167,15 @@ def debug_arg_names(fun: Callable, args: Sequence[Any]) -> list[str]:
         else:
             names.append(f"args[{i}]")
     return names
+
+
+def param_names(fun: Callable, nargs: int) -> list[str]:
+    """JAX's name for each of nargs positional arguments of fun: the parameter's name, or
+    `args[i]` (after the *args parameter's name) for the i-th extra one."""
+    try:
+        params = list(inspect.signature(fun).parameters.values())
+    except (TypeError, ValueError):
+        params = []
+    pos = [p.name for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    var = next((p.name for p in params if p.kind is p.VAR_POSITIONAL), "args")
+    return [pos[i] if i < len(pos) else f"{var}[{i - len(pos)}]" for i in range(nargs)]

@@ -25,6 +25,7 @@ from didax._src.api_util import (
     ShapeDtypeStruct,
     ensure_index_tuple,
     flatten_fun,
+    param_names,
     shaped_abstractify,
 )
 from didax._src.array import Array
@@ -473,14 +474,8 @@ def arg_names(wrapped, args, kwargs) -> list[str]:
     from didax._src.tree_util import keystr, tree_flatten_with_path  # noqa: PLC0415
 
     static = set(wrapped.static_argnums)
-    try:
-        params = list(inspect.signature(wrapped.fun).parameters.values())
-    except (TypeError, ValueError):
-        params = []
-    pos = [p.name for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
-    var = next((p.name for p in params if p.kind is p.VAR_POSITIONAL), "args")
-    named = [(pos[i] if i < len(pos) else f"{var}[{i - len(pos)}]", a)
-             for i, a in enumerate(args) if i not in static]
+    named = [(n, a) for i, (n, a) in enumerate(zip(param_names(wrapped.fun, len(args)), args))
+             if i not in static]
     named += [(k, v) for k, v in kwargs.items() if k not in wrapped.static_argnames]
     return [f"{base}{keystr(path)}" for base, a in named
             for path, _ in tree_flatten_with_path(a)[0]]
@@ -747,14 +742,8 @@ def _argument_error(fun, args, dyn_kw, static, exc: Exception) -> Exception:
     path (parameter name, then its key path inside the pytree)."""
     from didax._src.tree_util import keystr, tree_flatten_with_path  # noqa: PLC0415
 
-    try:
-        params = list(inspect.signature(fun).parameters.values())
-    except (TypeError, ValueError):
-        params = []
-    pos = [p.name for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
-    var = next((p.name for p in params if p.kind is p.VAR_POSITIONAL), "args")
-    named = [(pos[i] if i < len(pos) else f"{var}[{i - len(pos)}]", a)
-             for i, a in enumerate(args) if i not in static]
+    named = [(n, a) for i, (n, a) in enumerate(zip(param_names(fun, len(args)), args))
+             if i not in static]
     named += list(dyn_kw.items())
     for name, arg in named:
         for path, leaf in tree_flatten_with_path(arg)[0]:

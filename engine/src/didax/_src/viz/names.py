@@ -27,6 +27,7 @@ from typing import Any
 import numpy as np
 
 from didax._src import core, source_info
+from didax._src.api_util import param_names
 from didax._src.array import Array
 from didax._src.core import ClosedJaxpr, Jaxpr, Var
 from didax._src.interpreters.partial_eval import DynamicJaxprTracer
@@ -209,7 +210,7 @@ class ArgNames:
 
     def __init__(self, fun: Callable, nargs: int, kwargs: dict | None = None):
         self.fun = fun
-        self.base = _param_names(fun, nargs)
+        self.base = param_names(fun, nargs)
         self.kwargs = dict(kwargs or {})
 
     def flat(self, args: Sequence[Any], positions: Sequence[int]) -> list[str]:
@@ -218,16 +219,6 @@ class ArgNames:
         for a, i in zip(args, positions):
             out += [self.base[i] + keystr(p) for p, _ in tree_flatten_with_path(a)[0]]
         return out
-
-
-def _param_names(fun: Callable, nargs: int) -> list[str]:
-    try:
-        params = list(inspect.signature(fun).parameters.values())
-    except (TypeError, ValueError):
-        params = []
-    pos = [p.name for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
-    var = next((p.name for p in params if p.kind is p.VAR_POSITIONAL), "args")
-    return [pos[i] if i < len(pos) else f"{var}[{i - len(pos)}]" for i in range(nargs)]
 
 
 def closed_over_names(fun: Callable, args: Sequence[Any], names: ArgNames,
