@@ -211,7 +211,7 @@ def ndtr(x):
 def _ndtr(x):
     typ = x.dtype.type
     half_sqrt_2 = typ(0.5) * np.sqrt(2.0, dtype=x.dtype)
-    w = lax.mul(x, half_sqrt_2)
+    w = x * half_sqrt_2  # jnp promotion: a weak x becomes strong, as in JAX
     z = lax.abs(w)
     y = lax.select(lax.lt(z, half_sqrt_2), lax.add(typ(1.0), lax.erf(w)),
                    lax.select(lax.gt(w, typ(0.0)), lax.sub(typ(2.0), _lax_erfc(z)),
