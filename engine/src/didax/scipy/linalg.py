@@ -17,6 +17,12 @@ from didax._src.scipy.linalg import solve as solve
 from didax._src.scipy.linalg import solve_triangular as solve_triangular
 from didax._src.scipy.linalg import svd as svd
 from didax._src.scipy.linalg import toeplitz as toeplitz
+from didax._src.scipy.linalg_schur import eigh_tridiagonal as eigh_tridiagonal
+from didax._src.scipy.linalg_schur import funm as funm
+from didax._src.scipy.linalg_schur import hessenberg as hessenberg
+from didax._src.scipy.linalg_schur import rsf2csf as rsf2csf
+from didax._src.scipy.linalg_schur import schur as schur
+from didax._src.scipy.linalg_schur import sqrtm as sqrtm
 from didax._src.scipy.linalg_special import circulant as circulant
 from didax._src.scipy.linalg_special import companion as companion
 from didax._src.scipy.linalg_special import convolution_matrix as convolution_matrix
