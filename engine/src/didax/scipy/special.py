@@ -77,6 +77,11 @@ from didax._src.scipy.special import (
 from didax._src.scipy.special import (
     xlogy as xlogy,
 )
+from didax._src.scipy.special_extra import bernoulli as bernoulli
+from didax._src.scipy.special_extra import boxcox as boxcox
+from didax._src.scipy.special_extra import boxcox1p as boxcox1p
+from didax._src.scipy.special_extra import erfcx as erfcx
+from didax._src.scipy.special_extra import poch as poch
 from didax._src.scipy.special_more import beta as beta
 from didax._src.scipy.special_more import betainc as betainc
 from didax._src.scipy.special_more import comb as comb
