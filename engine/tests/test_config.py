@@ -6,7 +6,9 @@ import subprocess
 import sys
 import threading
 
+import didax
 import jax
+import numpy as np
 import pytest
 from didax._src import config as C
 from didax._src.config import config as dconfig
@@ -302,3 +304,19 @@ def test_explain_cache_misses_logs_each_retrace_as_jax(caplog):
         return [m.splitlines()[1].strip() for m in msgs]
     assert heads(didax) == heads(jax) == ["never seen function:", "for <lambda> defined at "
                                           f"{__file__}:{heads.__code__.co_firstlineno + 5}"]
+
+
+def test_top_level_config_states_and_device_type_as_jax():
+    """jax.default_device, jax.log_compiles, ... are context-manager states at the top level
+    (as in JAX), and jax.Device is the type of what jax.devices() returns."""
+    names = ("check_tracer_leaks debug_key_reuse default_device default_prng_impl enable_checks "
+             "enable_custom_prng explain_cache_misses legacy_prng_key log_compiles "
+             "threefry_partitionable").split()
+    for name in names:
+        assert getattr(didax, name).value == getattr(jax, name).value, name
+    dev = didax.devices()[0]
+    assert isinstance(dev, didax.Device) and not isinstance(dev.id, didax.Device)
+    with didax.default_device(dev), didax.log_compiles(True):
+        assert didax.default_device.value is dev
+        np.testing.assert_array_equal(didax.numpy.ones(2) + 1, [2.0, 2.0])
+    assert didax.default_device.value is None

@@ -87,27 +87,57 @@ from didax._src.api_util import ShapeDtypeStruct as ShapeDtypeStruct
 from didax._src.basearray import Array as Array
 from didax._src.callback import pure_callback as pure_callback
 from didax._src.closure_convert import closure_convert as closure_convert
+from didax._src.config import (
+    check_tracer_leaks as check_tracer_leaks,
+)
 from didax._src.config import config as config
 from didax._src.config import (
     debug_infs as debug_infs,
 )
 from didax._src.config import (
+    debug_key_reuse as debug_key_reuse,
+)
+from didax._src.config import (
     debug_nans as debug_nans,
+)
+from didax._src.config import (
+    default_device as default_device,
 )
 from didax._src.config import (
     default_matmul_precision as default_matmul_precision,
 )
 from didax._src.config import (
+    default_prng_impl as default_prng_impl,
+)
+from didax._src.config import (
     disable_jit as disable_jit,
 )
 from didax._src.config import (
+    enable_checks as enable_checks,
+)
+from didax._src.config import (
+    enable_custom_prng as enable_custom_prng,
+)
+from didax._src.config import (
     enable_x64 as enable_x64,
+)
+from didax._src.config import (
+    explain_cache_misses as explain_cache_misses,
+)
+from didax._src.config import (
+    legacy_prng_key as legacy_prng_key,
+)
+from didax._src.config import (
+    log_compiles as log_compiles,
 )
 from didax._src.config import (
     numpy_dtype_promotion as numpy_dtype_promotion,
 )
 from didax._src.config import (
     numpy_rank_promotion as numpy_rank_promotion,
+)
+from didax._src.config import (
+    threefry_partitionable as threefry_partitionable,
 )
 from didax._src.core import typeof as typeof
 from didax._src.custom_derivatives import custom_jvp as custom_jvp
@@ -125,6 +155,7 @@ from didax._src.sharding import make_mesh as make_mesh
 from didax._src.sharding import set_mesh as set_mesh
 from didax._src.sharding_api import reshard as reshard
 from didax._src.tree_util import tree_flatten as _tree_flatten  # noqa: F401
+from didax._src.xla_backend import Device as Device
 from didax._src.xla_backend import devices as devices
 from didax.dtypes import float0 as float0
 

@@ -76,6 +76,20 @@ def _register_lapack(c) -> None:
         pass
 
 
+class _DeviceType(type):
+    """isinstance/issubclass against jaxlib's Device class, loaded on first use."""
+
+    def __instancecheck__(cls, obj) -> bool:
+        return isinstance(obj, xc().Device)
+
+    def __subclasscheck__(cls, sub) -> bool:
+        return issubclass(sub, xc().Device)
+
+
+class Device(metaclass=_DeviceType):
+    """`jax.Device`: the type of the objects `devices()` returns (jaxlib's Device)."""
+
+
 def devices(backend=None) -> list:
     """The CPU devices (`backend` may be None, "cpu" or the CPU client itself)."""
     if backend is not None and not (isinstance(backend, str) and backend.lower() == "cpu") \
