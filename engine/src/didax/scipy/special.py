@@ -78,9 +78,13 @@ from didax._src.scipy.special import (
     xlogy as xlogy,
 )
 from didax._src.scipy.special_extra import bernoulli as bernoulli
+from didax._src.scipy.special_extra import bessel_jn as bessel_jn
 from didax._src.scipy.special_extra import boxcox as boxcox
 from didax._src.scipy.special_extra import boxcox1p as boxcox1p
 from didax._src.scipy.special_extra import erfcx as erfcx
+from didax._src.scipy.special_extra import exp1 as exp1
+from didax._src.scipy.special_extra import expi as expi
+from didax._src.scipy.special_extra import expn as expn
 from didax._src.scipy.special_extra import poch as poch
 from didax._src.scipy.special_more import beta as beta
 from didax._src.scipy.special_more import betainc as betainc
