@@ -35,7 +35,7 @@ PLACEMENT: list[tuple[str, str]] = [
     # jit sits below the libraries: jnp and random functions are jitted, as in JAX
     ("pjit", "jit"), ("stages", "jit"), ("sharded_exec", "jit"),
     *[(m, "libraries") for m in ("numpy", "numpy.*", "random", "random_*", "prng",
-                                 "prng_keys", "image", "lax_linalg", "custom_derivatives", "callback", "nn",
+                                 "prng_keys", "image", "lax_linalg", "mesh_utils", "custom_derivatives", "callback", "nn",
                                  "flatten_util", "ops", "example_libraries",
                                  "example_libraries.*",
                                  "nn_*", "scipy", "scipy.*", "ad_checkpoint", "closure_convert", "debugger")],

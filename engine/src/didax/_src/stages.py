@@ -8,6 +8,7 @@ Arguments may be arrays or ShapeDtypeStructs. May import core, pjit, xla_backend
 
 from __future__ import annotations
 
+import typing
 from typing import Any
 
 from didax._src import pjit, xla_backend
@@ -337,3 +338,18 @@ def _differences(path, seen, given):
         return
     for k, a, b in zip(s_keys, s_kids, g_kids):
         yield from _differences((*path, k), a, b)
+
+
+# jax.stages' names for type annotations: a jit-wrapped function, and compiler options.
+CompilerOptions = dict[str, "str | bool | int | float"]
+
+
+@typing.runtime_checkable
+class Wrapped(typing.Protocol):
+    """What `jax.jit` returns: callable, and able to `trace` and `lower` itself."""
+
+    def __call__(self, *args, **kwargs): ...
+
+    def trace(self, *args, **kwargs) -> Traced: ...
+
+    def lower(self, *args, **kwargs) -> Lowered: ...
