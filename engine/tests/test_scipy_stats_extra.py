@@ -1,5 +1,5 @@
-"""jax.scipy.stats truncnorm, gennorm, wrapcauchy, betabinom, multinomial, mode and
-rankdata against JAX: values (tails, invalid parameters), dtypes, weak types, a derivative
+"""jax.scipy.stats truncnorm, gennorm, wrapcauchy, betabinom, multinomial, poisson.entropy,
+mode and rankdata against JAX: values (tails, invalid parameters), dtypes, weak types, a derivative
 and compilation."""
 
 import didax
@@ -35,6 +35,10 @@ def cases(m):
                               st.betabinom.pmf(k, 5, -1.0, 1.0)),
         "multinomial": lambda: (st.multinomial.logpmf(n.array([1, 2, 3]), 6, p),
                                 st.multinomial.pmf(n.array([[1, 2, 3], [0, 0, 5]]), 6, p)),
+        "poisson_entropy": lambda: (
+            st.poisson.entropy(n.array([0.0, 0.5, 3.0, 9.9, 10.0, 42.0, 99.0, 100.0, 1e3])),
+            st.poisson.entropy(2.5), st.poisson.entropy(n.array([1.0, 20.0]), n.zeros((3, 1))),
+            m.grad(st.poisson.entropy)(3.0)),
         "mode": lambda: (tuple(st.mode(data)), tuple(st.mode(data, axis=1, keepdims=True)),
                          tuple(st.mode(data, axis=None))),
         "rankdata": lambda: [st.rankdata(r, method=mth) for mth in

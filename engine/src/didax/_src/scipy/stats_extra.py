@@ -1,5 +1,5 @@
 """The rest of `jax.scipy.stats`: truncnorm, gennorm, wrapcauchy, betabinom and
-multinomial, and the sample statistics `mode` and `rankdata` — written with the formulas
+multinomial, `poisson.entropy`, and the sample statistics `mode` and `rankdata` — written with the formulas
 JAX uses (jax/_src/scipy/stats/), so values and derivatives match.
 
 May import core, dtypes, lax, jit and numpy (the implementation modules) and scipy.
@@ -30,6 +30,7 @@ from didax._src.numpy.util import (
     jit_like_jax,
     promote_args_inexact,
     promote_args_numeric,
+    promote_dtypes_inexact,
 )
 from didax._src.numpy.vectorize import apply_along_axis, vmap_simple
 from didax._src.scipy import special
@@ -161,6 +162,33 @@ def _multinomial_logpmf(x, n, p):
 
 multinomial = types.SimpleNamespace(logpmf=_multinomial_logpmf,
                                     pmf=_exp_of(_multinomial_logpmf))
+
+# ---- poisson.entropy -------------------------------------------------------------------
+
+
+def _poisson_entropy_sum(mu, max_k: int, upper):
+    """-sum p log p over k < min(max_k, upper) (the tail beyond is negligible)."""
+    k = ac.arange(max_k, dtype=mu.dtype)[:, None]
+    probs = _base.poisson.pmf(k, mu, 0)
+    probs = ln.where(k < um.ceil(upper).astype(k.dtype)[None, :], probs, 0.0)
+    return red.sum(special.entr(probs), axis=0)
+
+
+@jit_like_jax("entropy")
+def poisson_entropy(mu, loc=0):
+    """The entropy of the Poisson distribution: exact sums for mu < 100, the asymptotic
+    expansion 0.5 log(2 pi e mu) - 1/(12 mu) above."""
+    check_arraylike("poisson.entropy", mu, loc)
+    mu, loc = promote_dtypes_inexact(ac.asarray(mu), ac.asarray(loc))
+    shape = np.broadcast_shapes(mu.shape, loc.shape)
+    flat = man.ravel(mu)
+    small = _poisson_entropy_sum(flat, 35, flat + 20)
+    medium = _poisson_entropy_sum(flat, 250, flat + 10 * um.sqrt(flat) + 20)
+    large = 0.5 * um.log(2 * np.pi * np.e * flat) - 1.0 / (12 * flat)
+    out = ln.where(flat == 0, ac.zeros_like(flat),
+                   ln.where(flat < 10, small, ln.where(flat < 100, medium, large)))
+    return man.broadcast_to(out.reshape(mu.shape), shape)
+
 
 # ---- mode, rankdata --------------------------------------------------------------------
 
