@@ -1,8 +1,10 @@
-"""jax.experimental.mesh_utils and jax.stages against JAX: device meshes (shapes, device
-order, errors) and the stage types jit's objects are instances of."""
+"""jax.experimental.mesh_utils, jax.make_array_from_callback and jax.stages against JAX:
+device meshes (shapes, device order, errors), arrays assembled from per-device blocks, and
+the stage types jit's objects are instances of."""
 
 import didax
 import jax
+import numpy as np
 import pytest
 from didax.experimental import mesh_utils as dmu
 from jax.experimental import mesh_utils as jmu
@@ -33,3 +35,24 @@ def test_stage_types_as_jax():
         assert isinstance(lowered, lib.stages.Lowered)
         assert isinstance(lowered.compile(), lib.stages.Compiled)
         assert lib.stages.ArgInfo and lib.stages.CompilerOptions
+
+
+def test_make_array_from_callback_as_jax():
+    data = np.arange(12).reshape(3, 4)
+    for lib in (didax, jax):
+        mesh = lib.sharding.Mesh(np.array(lib.devices()).reshape(1, 1), ("x", "y"))
+        calls = []
+
+        def fetch(index, calls=calls):
+            calls.append(index)
+            return data[index]
+        sharding = lib.sharding.NamedSharding(mesh, lib.sharding.PartitionSpec("x", "y"))
+        arr = lib.make_array_from_callback((3, 4), sharding, fetch)
+        assert arr.dtype == np.int32 and arr.sharding == sharding
+        np.testing.assert_array_equal(np.asarray(arr), data)
+        assert calls == [(slice(None), slice(None))]  # one device: the whole array
+        one = lib.sharding.SingleDeviceSharding(lib.devices()[0])
+        np.testing.assert_array_equal(lib.make_array_from_callback((4,), one, lambda i: data[0][i]),
+                                      data[0])
+        with pytest.raises(ValueError, match="it must match the dtype of the addressable"):
+            lib.make_array_from_callback((3, 4), sharding, fetch, dtype=np.float32)

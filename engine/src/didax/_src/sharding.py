@@ -311,8 +311,9 @@ class NamedSharding:
                 k = 0
                 for a in axes[d]:
                     k = k * self.mesh.shape[a] + coord[a]
-                idx.append(slice(k * shard[d], (k + 1) * shard[d]) if axes[d] else
-                           slice(None))
+                split = math.prod(self.mesh.shape[a] for a in axes[d]) > 1
+                # (a dimension cut into one piece is the whole of it, as JAX reports)
+                idx.append(slice(k * shard[d], (k + 1) * shard[d]) if split else slice(None))
             out[self.mesh.devices[pos]] = tuple(idx)
         return out
 
