@@ -246,3 +246,18 @@ def test_shape_prims():
             check_prims(fn, M)
         except TypeError:
             check_prims(fn, M, M)
+
+
+def test_einsum_intermediates_follow_jax():
+    """Three or more operands: each intermediate takes opt_einsum's label order (JAX
+    transposes to it), so the staged contractions and the float32 bits match JAX's."""
+    import didax
+    import jax
+
+    args = (rand((4, 4, 3)), rand((4, 2), seed=1), rand((4, 2), seed=2))
+    spec = "ijk,il,jm->lmk"
+    got = didax.make_jaxpr(lambda *xs: didax.numpy.einsum(spec, *xs))(*args)
+    want = jax.make_jaxpr(lambda *xs: jax.numpy.einsum(spec, *xs))(*args)
+    assert str(got) == str(want)
+    assert (np.asarray(didax.numpy.einsum(spec, *args)).tobytes()
+            == np.asarray(jax.numpy.einsum(spec, *args)).tobytes())

@@ -2,7 +2,8 @@
 outputs, size-1 broadcasting, repeated labels (diagonals via an iota mask), labels summed
 out early, and every pairwise contraction a single dot_general (batch labels become batch
 dimensions) with the promoted result dtype as preferred_element_type. The contraction
-order is chosen greedily (the smallest intermediate first); `einsum_path` reports it.
+order is chosen greedily (the smallest intermediate first), each intermediate transposed to
+opt_einsum's label order as JAX does; `einsum_path` reports it.
 
 May import core, dtypes, array, didax.lax and numpy.util.
 """
@@ -90,10 +91,16 @@ def _greedy_path(ins, out, sizes):
             if best is None or cost < best[0]:
                 best = (cost, i, j, kept)
         _, i, j, kept = best
-        new = "".join(sorted(kept))
+        new = _intermediate_labels(kept, terms[i], terms[j])
         terms = [t for k, t in enumerate(terms) if k not in (i, j)] + [new]
         path.append((i, j))
     return path
+
+
+def _intermediate_labels(kept, lhs_labels: str, rhs_labels: str) -> str:
+    """An intermediate's labels in order of first appearance in lhs then rhs (opt_einsum's
+    "tensordot order", which JAX's einsum transposes each intermediate to)."""
+    return "".join(sorted(kept, key=(lhs_labels + rhs_labels).find))
 
 
 def _sublists_to_subscripts(*args):
@@ -152,8 +159,11 @@ def _contract(operands, ins, out_labels, path, pet, weak, precision):
         lhs, lhs_n = ops.pop(i), names.pop(i)
         rhs, rhs_n = ops.pop(j), names.pop(j)
         keep = set("".join(names) + out_labels)
-        result = "".join(sorted(keep & set(lhs_n + rhs_n))) if ops else out_labels
+        result = _intermediate_labels(keep & set(lhs_n + rhs_n), lhs_n, rhs_n) if ops \
+            else out_labels
         op, nm = _pair(lhs, lhs_n, rhs, rhs_n, keep, result, pet, precision)
+        if ops and nm != result:  # intermediates take opt_einsum's label order, as in JAX
+            op, nm = shapes.transpose(op, tuple(nm.index(c) for c in result)), result
         ops.append(op)
         names.append(nm)
     op, nm = ops[0], names[0]

@@ -94,10 +94,24 @@ def _truncnorm_logsf(x, a, b, loc=0, scale=1):
     return _truncnorm_logcdf(-x, -b, -a, -loc, scale)
 
 
+# (loc and scale passed on explicitly, as JAX does: they become arguments of the inner jit)
+def _truncnorm_pdf(x, a, b, loc=0, scale=1):
+    return lax.exp(_truncnorm_logpdf(x, a, b, loc, scale))
+
+
+@jit_like_jax("cdf")
+def _truncnorm_cdf(x, a, b, loc=0, scale=1):
+    return lax.exp(_truncnorm_logcdf(x, a, b, loc, scale))
+
+
+@jit_like_jax("sf")
+def _truncnorm_sf(x, a, b, loc=0, scale=1):
+    return lax.exp(_truncnorm_logsf(x, a, b, loc, scale))
+
+
 truncnorm = types.SimpleNamespace(
-    logpdf=_truncnorm_logpdf, pdf=_exp_of(_truncnorm_logpdf),
-    logcdf=_truncnorm_logcdf, cdf=jit_like_jax("cdf")(_exp_of(_truncnorm_logcdf)),
-    logsf=_truncnorm_logsf, sf=jit_like_jax("sf")(_exp_of(_truncnorm_logsf)))
+    logpdf=_truncnorm_logpdf, pdf=_truncnorm_pdf, logcdf=_truncnorm_logcdf,
+    cdf=_truncnorm_cdf, logsf=_truncnorm_logsf, sf=_truncnorm_sf)
 
 # ---- gennorm, wrapcauchy ---------------------------------------------------------------
 
@@ -145,7 +159,11 @@ def _betabinom_logpmf(k, n, a, b, loc=0):
     return ln.where(bad, np.nan, out)
 
 
-betabinom = types.SimpleNamespace(logpmf=_betabinom_logpmf, pmf=_exp_of(_betabinom_logpmf))
+def _betabinom_pmf(k, n, a, b, loc=0):
+    return lax.exp(_betabinom_logpmf(k, n, a, b, loc))
+
+
+betabinom = types.SimpleNamespace(logpmf=_betabinom_logpmf, pmf=_betabinom_pmf)
 
 
 def _multinomial_logpmf(x, n, p):
