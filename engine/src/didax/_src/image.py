@@ -217,7 +217,8 @@ def _resize_nearest(x, output_shape):
     return x
 
 
-@jit_like_jax("_resize", static_argnames=("shape", "method", "antialias", "precision"))
+@jit_like_jax("_resize", static_argnames=("shape", "method", "antialias", "precision"),
+              eager_compiled=True)  # under eager grad too: XLA's fused rounding, as JAX
 def _resize(image, shape, method, antialias, precision):
     _check_rank(shape, image)
     method = _method_of(method)

@@ -151,7 +151,7 @@ def _trims(n: int, m: int, mode: str) -> tuple[int, int]:
     return 0, 0
 
 
-@jit_like_jax("convolution_matrix", static_argnames=("n", "mode"))
+@jit_like_jax("convolution_matrix", static_argnames=("n", "mode"), eager_compiled=True)
 def convolution_matrix(a, n: int, mode: str = "full"):
     """The matrix A with A @ v == np.convolve(a, v, mode) for v of length n."""
     n = operator.index(n)
@@ -176,14 +176,14 @@ def convolution_matrix(a, n: int, mode: str = "full"):
 # ---- matrices of a size ----------------------------------------------------------------
 
 
-@jit_like_jax("hilbert", static_argnames=("n",))
+@jit_like_jax("hilbert", static_argnames=("n",), eager_compiled=True)
 def hilbert(n: int):
     """The n x n Hilbert matrix 1 / (i + j + 1)."""
     a = shapes.broadcasted_iota(dtypes.default_float_dtype(), (n, 1), 0)
     return 1 / (a + a.T + 1)
 
 
-@jit_like_jax("invhilbert", static_argnames=("n",))
+@jit_like_jax("invhilbert", static_argnames=("n",), eager_compiled=True)
 def invhilbert(n: int):
     """The inverse of the n x n Hilbert matrix (in floating point)."""
     a = ac.arange(n, dtype=dtypes.default_float_dtype())
@@ -205,7 +205,7 @@ def _check_kind(kind):
     return kind
 
 
-@jit_like_jax("pascal", static_argnames=("n", "kind"))
+@jit_like_jax("pascal", static_argnames=("n", "kind"), eager_compiled=True)
 def pascal(n: int, kind: str | None = None):
     """The n x n Pascal matrix (binomial coefficients): symmetric, lower or upper."""
     kind = _check_kind(kind)
@@ -216,7 +216,7 @@ def pascal(n: int, kind: str | None = None):
     return prod.dot(lower, lower.T)
 
 
-@jit_like_jax("invpascal", static_argnames=("n", "kind"))
+@jit_like_jax("invpascal", static_argnames=("n", "kind"), eager_compiled=True)
 def invpascal(n: int, kind: str | None = None):
     """The inverse of `pascal(n, kind)`."""
     kind = _check_kind(kind)
@@ -228,7 +228,7 @@ def invpascal(n: int, kind: str | None = None):
     return prod.dot(lower.T, lower)
 
 
-@jit_like_jax("helmert", static_argnames=("n", "full"))
+@jit_like_jax("helmert", static_argnames=("n", "full"), eager_compiled=True)
 def helmert(n: int, full: bool = False):
     """The Helmert matrix: (n-1) x n orthonormal contrasts, or n x n with `full`."""
     if n < 1:
@@ -243,7 +243,7 @@ def helmert(n: int, full: bool = False):
     return h
 
 
-@jit_like_jax("hadamard", static_argnames=("n", "dtype"))
+@jit_like_jax("hadamard", static_argnames=("n", "dtype"), eager_compiled=True)
 def hadamard(n: int, dtype=int):
     """The n x n Sylvester Hadamard matrix (n a power of 2)."""
     if n < 1 or not math.log2(n).is_integer():
@@ -255,7 +255,7 @@ def hadamard(n: int, dtype=int):
     return h
 
 
-@jit_like_jax("dft", static_argnames=("n", "scale", "dtype"))
+@jit_like_jax("dft", static_argnames=("n", "scale", "dtype"), eager_compiled=True)
 def dft(n: int, scale: str | None = None, *, dtype=None):
     """The n x n discrete Fourier transform matrix exp(-2 pi i jk / n), optionally scaled
     by 1/sqrt(n) ("sqrtn") or 1/n ("n")."""

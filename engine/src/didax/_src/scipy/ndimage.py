@@ -78,7 +78,7 @@ def _nodes_per_dimension(coordinates, shape, order, mode):
     return out
 
 
-@jit_like_jax("_map_coordinates", static_argnames=("order", "mode", "cval"))
+@jit_like_jax("_map_coordinates", static_argnames=("order", "mode", "cval"), eager_compiled=True)
 def _map_coordinates(input, coordinates, order, mode, cval):
     x = ac.asarray(input)
     coordinates = [ac.asarray(c) for c in coordinates]

@@ -130,7 +130,7 @@ def _bessel_step(carry, k):
     return (f1, f, total, z), f
 
 
-@jit_like_jax("bessel_jn", static_argnames=("v", "n_iter"))
+@jit_like_jax("bessel_jn", static_argnames=("v", "n_iter"), eager_compiled=True)
 def bessel_jn(z, *, v: int, n_iter: int = 50):
     """J_0(z) .. J_v(z) stacked on a new leading axis, by backward recurrence from order
     n_iter (accurate while n_iter is well above both v and |z|)."""
@@ -162,17 +162,26 @@ def _until_converged(x, eps, body, state):
     return while_loop(lambda d: red.any(active(d)), step, state)
 
 
+def _harmonic_plus(psi, n):
+    """psi + 1/1 + ... + 1/(n-1), summed in that order (per element)."""
+    def body(d):
+        on = d["i"] < n
+        return dict(i=d["i"] + 1, psi=ln.where(on, d["psi"] + 1 / d["i"], d["psi"]))
+    state = dict(i=ac.ones_like(n), psi=psi)
+    return while_loop(lambda d: red.any(d["i"] < n), body, state)["psi"]
+
+
 def _expn_series(x, n):
     eps = float(dtypes.finfo(x.dtype).eps)
     one, zero = lax._const(x, 1.0), lax._const(x, 0.0)
-    psi = -np.euler_gamma - um.log(x) + special.digamma(n) + np.euler_gamma
+    psi = _harmonic_plus(-np.euler_gamma - um.log(x), n)
     n1 = ln.where(n == 1, 2 * one, n)
     state = dict(xk=zero + 0 * x, yk=one + 0 * x, pk=one - n + 0 * x,
                  ans=ln.where(n == 1, zero, one / (one - n1)) + 0 * x, t=ac.full_like(x, np.inf))
 
     def body(d):
         xk = d["xk"] + one
-        yk = d["yk"] * -x / xk
+        yk = d["yk"] * (-x / xk)
         pk = d["pk"] + one
         ans = d["ans"] + ln.where(pk != zero, yk / ln.where(pk != zero, pk, one), zero)
         t = ln.where(ans != zero, uf.abs(yk / ln.where(ans != zero, ans, one)), one)
@@ -213,7 +222,7 @@ def _expn_large_n(x, n):
     return (ans + 1) * um.exp(-x) / xk
 
 
-@jit_like_jax("expn")
+@jit_like_jax("expn", eager_compiled=True)
 def _expn(n, x):
     n, x = promote_args_inexact("expn", n, x)
     if dtypes.issubdtype(x.dtype, np.complexfloating):
@@ -286,7 +295,7 @@ def _ei_asymptotic_step(x, d):
 
 
 @custom_jvp
-@jit_like_jax("expi")
+@jit_like_jax("expi", eager_compiled=True)
 def expi(x):
     """The exponential integral Ei(x) = -int_{-x}^inf exp(-t) / t dt (principal value)."""
     x, = promote_args_inexact("expi", x)

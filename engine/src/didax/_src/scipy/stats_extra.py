@@ -65,7 +65,7 @@ def _log_gauss_mass(a, b):
     return ln.where(central, mass_central, tail)
 
 
-@jit_like_jax("logpdf")
+@jit_like_jax("logpdf", eager_compiled=True)
 def _truncnorm_logpdf(x, a, b, loc=0, scale=1):
     x, a, b, loc, scale = promote_args_inexact("truncnorm.logpdf", x, a, b, loc, scale)
     val = lax.sub(_base.norm.logpdf(x, loc, scale), _log_gauss_mass(a, b))
@@ -74,7 +74,7 @@ def _truncnorm_logpdf(x, a, b, loc=0, scale=1):
     return ln.where(a >= b, np.nan, val)
 
 
-@jit_like_jax("logcdf")
+@jit_like_jax("logcdf", eager_compiled=True)
 def _truncnorm_logcdf(x, a, b, loc=0, scale=1):
     x, a, b, loc, scale = promote_args_inexact("truncnorm.logcdf", x, a, b, loc, scale)
     x, a, b = man.broadcast_arrays(x, a, b)
@@ -88,7 +88,7 @@ def _truncnorm_logcdf(x, a, b, loc=0, scale=1):
     return ln.where(a >= b, np.nan, out)
 
 
-@jit_like_jax("logsf")
+@jit_like_jax("logsf", eager_compiled=True)
 def _truncnorm_logsf(x, a, b, loc=0, scale=1):
     x, a, b, loc, scale = promote_args_inexact("truncnorm.logsf", x, a, b, loc, scale)
     return _truncnorm_logcdf(-x, -b, -a, -loc, scale)
@@ -99,12 +99,12 @@ def _truncnorm_pdf(x, a, b, loc=0, scale=1):
     return lax.exp(_truncnorm_logpdf(x, a, b, loc, scale))
 
 
-@jit_like_jax("cdf")
+@jit_like_jax("cdf", eager_compiled=True)
 def _truncnorm_cdf(x, a, b, loc=0, scale=1):
     return lax.exp(_truncnorm_logcdf(x, a, b, loc, scale))
 
 
-@jit_like_jax("sf")
+@jit_like_jax("sf", eager_compiled=True)
 def _truncnorm_sf(x, a, b, loc=0, scale=1):
     return lax.exp(_truncnorm_logsf(x, a, b, loc, scale))
 
@@ -145,7 +145,7 @@ wrapcauchy = types.SimpleNamespace(logpdf=_wrapcauchy_logpdf,
 # ---- betabinom, multinomial ------------------------------------------------------------
 
 
-@jit_like_jax("logpmf")
+@jit_like_jax("logpmf", eager_compiled=True)
 def _betabinom_logpmf(k, n, a, b, loc=0):
     k, n, a, b, loc = promote_args_inexact("betabinom.logpmf", k, n, a, b, loc)
     y = lax.sub(lax.floor(k), loc)
@@ -192,7 +192,7 @@ def _poisson_entropy_sum(mu, max_k: int, upper):
     return red.sum(special.entr(probs), axis=0)
 
 
-@jit_like_jax("entropy")
+@jit_like_jax("entropy", eager_compiled=True)
 def poisson_entropy(mu, loc=0):
     """The entropy of the Poisson distribution: exact sums for mu < 100, the asymptotic
     expansion 0.5 log(2 pi e mu) - 1/(12 mu) above."""
@@ -236,7 +236,7 @@ def _mode_1d(x):
     return vals[red.argmax(counts)], red.max(counts)
 
 
-@jit_like_jax("mode", static_argnames=("axis", "nan_policy", "keepdims"))
+@jit_like_jax("mode", static_argnames=("axis", "nan_policy", "keepdims"), eager_compiled=True)
 def mode(a, axis: int | None = 0, nan_policy: str = "propagate", keepdims: bool = False):
     """The most common value along axis (the smallest among ties) and its count."""
     check_arraylike("mode", a)
@@ -273,7 +273,7 @@ def _ranks(a, method: str):
     return 0.5 * (count[dense] + count[dense - 1] + 1)
 
 
-@jit_like_jax("rankdata", static_argnames=("method", "axis", "nan_policy"))
+@jit_like_jax("rankdata", static_argnames=("method", "axis", "nan_policy"), eager_compiled=True)
 def rankdata(a, method: str = "average", *, axis: int | None = None,
              nan_policy: str = "propagate"):
     """Ranks from 1 of the data (ties by `method`: average, min, max, dense, ordinal)."""
