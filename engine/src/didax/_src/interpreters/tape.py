@@ -51,6 +51,10 @@ _PULLBACK = "pullback"
 # primitives whose JVP is nonlinear in the primal but whose pullback is known in closed form
 # (the choosers: max pooling, reduce_max); it must equal linearize-then-transpose exactly.
 pullbacks: dict = {}
+# prim -> rule(i, ct, primals, params) -> the cotangent of operand i of a primitive linear in
+# each operand ("each": convolution), computed directly on the host, or None (then its
+# transpose rule runs): the same sums as the transpose, in a layout the host computes faster
+each_pullbacks: dict = {}
 # jointly linear primitives whose transpose rule returns no cotangent for an operand given
 # as a value rather than undefined (select_n's cases): the tape passes constants as values
 constants_defined: set = set()
@@ -453,10 +457,15 @@ def _accumulate_all(ct: list, slots, cts_in) -> None:
 
 def _pull_each(prim, params, primals, slots, c, ct) -> None:
     """Bilinear: the transpose in each tracked argument, the others held at their primals."""
-    rule = ad.primitive_transposes[prim]
+    rule, direct = ad.primitive_transposes[prim], each_pullbacks.get(prim)
     for i, s in enumerate(slots):
         if s is None:
             continue
+        if direct is not None:
+            ci = direct(i, c, primals, params)
+            if ci is not None:
+                _accumulate(ct, s, ci)
+                continue
         args = list(primals)
         args[i] = UndefinedPrimal(get_aval(primals[i]).to_tangent_aval())
         ci = rule(c, *args, **params)[i]

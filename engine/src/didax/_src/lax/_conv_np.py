@@ -20,6 +20,7 @@ import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
 from didax._src.array import Array
+from didax._src.core import ShapedArray
 
 _DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
 _MAX_COLS = 1 << 24  # elements of the windows matrix (64 MB of float32): beyond, XLA
@@ -81,50 +82,156 @@ def _dilate_and_pad(x: np.ndarray, lhs_dilation, padding) -> np.ndarray:
     return x
 
 
+def _windows(x: np.ndarray, window, window_strides, rhs_dilation):
+    """Every window of x (batch, *spatial, features), already dilated and padded, at once:
+    a view (batch, *out spatial, *window, features), and the out spatial shape."""
+    reach = [(w - 1) * d + 1 for w, d in zip(window, rhs_dilation)]
+    out_sp = tuple(max(0, (p - r) // s + 1)
+                   for p, r, s in zip(x.shape[1:-1], reach, window_strides))
+    st = x.strides
+    windows = as_strided(x, (x.shape[0], *out_sp, *window, x.shape[-1]),
+                         (st[0], *(a * s for a, s in zip(st[1:-1], window_strides)),
+                          *(a * d for a, d in zip(st[1:-1], rhs_dilation)), st[-1]),
+                         writeable=False)
+    return windows, out_sp
+
+
+def _lhs_natural(lhs, lhs_spec):
+    """lhs as (batch, *spatial, features)."""
+    return np.transpose(lhs, (lhs_spec[0], *lhs_spec[2:], lhs_spec[1]))
+
+
+def _rhs_natural(rhs, rhs_spec):
+    """The kernel as (*window, in features, out features)."""
+    return np.transpose(rhs, (*rhs_spec[2:], rhs_spec[1], rhs_spec[0]))
+
+
+def _out_natural(out, out_spec):
+    """A result or cotangent as (batch, *spatial, features)."""
+    return np.transpose(out, (out_spec[0], *out_spec[2:], out_spec[1]))
+
+
+def _from_natural(x, spec):
+    """The inverse of _lhs_natural/_out_natural: (batch, *spatial, features) in spec's layout."""
+    perm = [0] * len(spec)
+    for j, d in enumerate(spec):
+        perm[d] = 0 if j == 0 else (len(spec) - 1 if j == 1 else j - 1)
+    return np.transpose(x, perm)
+
+
 def conv_on_numpy(lhs: np.ndarray, rhs: np.ndarray, *, window_strides, padding, lhs_dilation,
                   rhs_dilation, dimension_numbers, feature_group_count, **_) -> np.ndarray:
     """conv_general_dilated as one matrix product (per feature group): every window of the
     input, dilated and padded, as a row ordered (window position, feature); the kernel as a
     (window size x features, output features) matrix."""
     lhs_spec, rhs_spec, out_spec = dimension_numbers
-    n = len(lhs_spec) - 2
-    x = np.transpose(lhs, (lhs_spec[0], *lhs_spec[2:], lhs_spec[1]))  # (batch, *sp, feat)
-    x = _dilate_and_pad(x, lhs_dilation, padding)
-    k = np.transpose(rhs, (*rhs_spec[2:], rhs_spec[1], rhs_spec[0]))  # (*window, in, out)
-    window = k.shape[:n]
-    reach = [(w - 1) * d + 1 for w, d in zip(window, rhs_dilation)]
-    out_sp = tuple(max(0, (p - r) // s + 1)
-                   for p, r, s in zip(x.shape[1:-1], reach, window_strides))
-    st = x.strides
-    # every window at once, as a view (batch, *out spatial, *window, features)
-    windows = as_strided(x, (x.shape[0], *out_sp, *window, x.shape[-1]),
-                         (st[0], *(a * s for a, s in zip(st[1:-1], window_strides)),
-                          *(a * d for a, d in zip(st[1:-1], rhs_dilation)), st[-1]),
-                         writeable=False)
+    x = _dilate_and_pad(_lhs_natural(lhs, lhs_spec), lhs_dilation, padding)
+    k = _rhs_natural(rhs, rhs_spec)
+    windows, out_sp = _windows(x, k.shape[:-2], window_strides, rhs_dilation)
     rows = x.shape[0] * int(np.prod(out_sp, dtype=np.int64))
-    out = _windows_times_kernel(windows, k, rows, feature_group_count)
-    out = out.reshape(x.shape[0], *out_sp, k.shape[-1])  # (batch, *out spatial, out feat)
-    perm = [0] * (n + 2)
-    for j, d in enumerate(out_spec):
-        perm[d] = 0 if j == 0 else (n + 1 if j == 1 else j - 1)
-    return np.transpose(out, perm)
+    if feature_group_count == 1:
+        kmat = k.reshape(-1, k.shape[-1])
+        out = np.empty((rows, kmat.shape[1]), x.dtype)
+        per = rows // max(1, x.shape[0])  # rows per batch element
+        for lo, hi in _batch_blocks(windows):
+            np.matmul(_cols(windows[lo:hi], per * (hi - lo)), kmat, out=out[per * lo:per * hi])
+    else:
+        out = _windows_times_kernel(windows, k, rows, feature_group_count)
+    return _from_natural(out.reshape(x.shape[0], *out_sp, k.shape[-1]), out_spec)
+
+
+_BLOCK_BYTES = 256 << 10  # a quarter of a core's L2 cache on the machines measured
+
+
+def _batch_blocks(windows: np.ndarray) -> list[tuple[int, int]]:
+    """Ranges of the batch whose windows matrices are gathered and multiplied one at a time:
+    a block's matrix stays in cache for its product (one matrix of all the batch is
+    several MB, written to memory and read back). Window-major gathers take one block."""
+    b = windows.shape[0]
+    if windows.shape[-1] < 4 or b == 0:
+        return [(0, b)]
+    step = max(1, _BLOCK_BYTES // (windows.itemsize * (windows.size // b)))
+    return [(i, min(b, i + step)) for i in range(0, b, step)]
+
+
+def _cols(windows: np.ndarray, rows: int) -> np.ndarray:
+    """The windows matrix (rows, window size x features) of windows (batch, *out, *window,
+    feat), gathered in the order that copies longest runs: rows-major when the input has
+    enough features (runs of window width x features), otherwise window-major (runs along
+    the output's last spatial dimension) and transposed (a view)."""
+    n = windows.ndim // 2 - 1
+    if windows.shape[-1] >= 4:
+        return windows.reshape(rows, -1)
+    cols_t = windows.transpose(*range(n + 1, 2 * n + 2), *range(n + 1))
+    return cols_t.reshape(-1, rows).T
 
 
 def _windows_times_kernel(windows: np.ndarray, k: np.ndarray, rows: int, groups: int):
     """(rows, out features): windows (batch, *out, *window, feat) times k (*window, in,
-    out). The windows matrix is gathered in the order that copies longest runs: rows-major
-    when the input has enough features (runs of window width x features), otherwise
-    window-major (runs along the output's last spatial dimension), used transposed."""
-    n = windows.ndim // 2 - 1
-    feat, cout = windows.shape[-1], k.shape[-1]
-    if groups == 1:
-        kmat = k.reshape(-1, cout)
-        if feat >= 4:
-            return windows.reshape(rows, -1) @ kmat
-        cols_t = windows.transpose(*range(n + 1, 2 * n + 2), *range(n + 1))
-        return cols_t.reshape(-1, rows).T @ kmat
+    out), one product per feature group."""
     # group-major features on both sides: one product per group, stacked
+    feat, cout = windows.shape[-1], k.shape[-1]
     cg, og = feat // groups, cout // groups
     cols = windows.reshape(rows, -1, groups, cg).transpose(2, 0, 1, 3).reshape(groups, rows, -1)
     kern = k.reshape(-1, cg, groups, og).transpose(2, 0, 1, 3).reshape(groups, -1, og)
     return np.matmul(cols, kern).transpose(1, 0, 2).reshape(rows, cout)
+
+
+# ----------------------------------------------------------------------------------------
+# Eager reverse mode's pullback (interpreters/tape.each_pullbacks). The kernel's cotangent
+# is the forward's windows matrix, transposed, times the output cotangent: gathered in the
+# forward's own layout. The transpose rule states it as a convolution of exchanged roles
+# (batch as features, a window as large as the image over the cotangent) whose windows
+# matrix gathers with long strides, ~2x slower. The input's cotangent keeps its transpose
+# rule: a convolution of the cotangent with the flipped kernel, already the fast form.
+# ----------------------------------------------------------------------------------------
+
+
+def pullback(i: int, ct, primals, params):
+    """The cotangent of operand i of conv_general_dilated(*primals, **params) given the
+    output cotangent ct: for the kernel (i = 1) computed here when the case fits this
+    module; None otherwise (the input, tracers, other types: the transpose rule runs)."""
+    lhs, rhs = primals
+    if not (i == 1 and type(ct) is Array and _host(lhs) and _host(rhs)
+            and ct.aval.dtype == _dtype(lhs) and ct.aval.size and fits(lhs, rhs, **params)):
+        return None
+    lhs = lhs._value if type(lhs) is Array else lhs
+    shape, dtype = np.shape(rhs), _dtype(rhs)
+    out = _rhs_cotangent(ct._value, lhs, shape, **params)
+    return Array(np.ascontiguousarray(out, dtype), ShapedArray(shape, dtype))
+
+
+def _host(x) -> bool:
+    return type(x) is Array or type(x) is np.ndarray
+
+
+def _rhs_cotangent(ct, lhs, rhs_shape, *, window_strides, padding, lhs_dilation,
+                   rhs_dilation, dimension_numbers, feature_group_count, **_):
+    """The forward's windows matrix, transposed, times the output cotangent."""
+    lhs_spec, rhs_spec, out_spec = dimension_numbers
+    window = tuple(rhs_shape[d] for d in rhs_spec[2:])
+    g = _out_natural(ct, out_spec)
+    rows = g.size // g.shape[-1]
+    g = g.reshape(rows, -1)
+    n, cin, groups = len(window), lhs.shape[lhs_spec[1]], feature_group_count
+    x = _dilate_and_pad(_lhs_natural(lhs, lhs_spec), lhs_dilation, padding)
+    windows, _ = _windows(x, window, window_strides, rhs_dilation)
+    if groups == 1:
+        per = rows // max(1, x.shape[0])
+        kg = None
+        for lo, hi in _batch_blocks(windows):
+            part = _cols(windows[lo:hi], per * (hi - lo)).T @ g[per * lo:per * hi]
+            kg = part if kg is None else np.add(kg, part, out=kg)
+        k = kg.reshape(*window, cin, -1)
+    else:
+        cg, og = cin // groups, g.shape[1] // groups
+        cols = windows.reshape(rows, -1, groups, cg).transpose(2, 0, 1, 3).reshape(
+            groups, rows, -1)
+        gg = g.reshape(rows, groups, og).transpose(1, 0, 2)
+        kg = np.matmul(cols.transpose(0, 2, 1), gg)  # (groups, window x cg, og)
+        k = kg.reshape(groups, *window, cg, og).transpose(
+            *range(1, n + 2), 0, n + 2).reshape(*window, cg, -1)
+    perm = [0] * (n + 2)  # (*window, in, out) back to rhs_spec's layout
+    for j, d in enumerate(rhs_spec):
+        perm[d] = n + 1 if j == 0 else (n if j == 1 else j - 2)
+    return np.transpose(k, perm)

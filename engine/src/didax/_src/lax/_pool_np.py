@@ -75,11 +75,31 @@ def _reduce(x, window_dimensions, window_strides, padding, ufunc, fill):
     shape = _out_shape(x.shape, window_dimensions, window_strides)
     if not all(shape):
         return np.full(shape, fill, x.dtype)
+    tiles = _tiling(x, shape, window_dimensions, window_strides)
+    if tiles is not None and int(np.prod(window_dimensions)) > 1:
+        return _reduce_tiles(x.reshape(tiles[0]), len(shape), ufunc)
     elements = _window_elements(window_dimensions, window_strides, shape)
     out = np.array(x[next(elements)])
     for sl in elements:
         ufunc(out, x[sl], out=out)
     return out
+
+
+def _reduce_tiles(xs: np.ndarray, rank: int, ufunc) -> np.ndarray:
+    """Windows that tile x, given as xs (windows, window) per dimension: each window axis
+    folded in turn, outermost first, by ufunc of its slices (whole rows of the dimensions
+    inside it at a time, where one slice per window element copies in short runs)."""
+    for ax in range(1, rank + 1):  # window axis of dimension ax - 1, the earlier ones gone
+        lead = (slice(None),) * ax
+        w = xs.shape[ax]
+        if w == 1:
+            xs = xs[lead + (0,)]
+            continue
+        out = ufunc(xs[lead + (0,)], xs[lead + (1,)])
+        for i in range(2, w):
+            ufunc(out, xs[lead + (i,)], out=out)
+        xs = out
+    return xs
 
 
 def reduce_window_max(x, *, window_dimensions, window_strides, padding, **_):
@@ -98,7 +118,7 @@ def select_and_scatter_add(source, operand, *, select_prim, window_dimensions,
     x = _padded(operand, padding, fill)
     tiles = _tiling(x, source.shape, window_dimensions, window_strides)
     if tiles is not None:  # windows tile x: one transposing copy each way
-        planes = x.reshape(tiles[0]).transpose(tiles[1]).reshape(-1, *source.shape)
+        planes = _transposed(x.reshape(tiles[0]), tiles[1]).reshape(-1, *source.shape)
     else:
         slices = list(_window_elements(window_dimensions, window_strides, source.shape))
         planes = np.empty((len(slices), *source.shape), x.dtype)
@@ -115,7 +135,7 @@ def select_and_scatter_add(source, operand, *, select_prim, window_dimensions,
         parts = np.where(chosen, src, np.zeros((), src.dtype))
     if tiles is not None:
         split = [tiles[0][i] for i in tiles[1]]
-        out = parts.reshape(split).transpose(np.argsort(tiles[1])).reshape(x.shape)
+        out = _transposed(parts.reshape(split), np.argsort(tiles[1])).reshape(x.shape)
     else:
         out = np.zeros(x.shape, source.dtype)
         for part, sl in zip(parts, slices):
@@ -135,6 +155,28 @@ def _tiling(x: np.ndarray, out_shape, window_dimensions, window_strides):
     split = tuple(v for n, w in zip(out_shape, window_dimensions) for v in (n, w))
     rank = len(out_shape)
     return split, tuple(2 * i + 1 for i in range(rank)) + tuple(2 * i for i in range(rank))
+
+
+def _transposed(a: np.ndarray, perm) -> np.ndarray:
+    """a.transpose(perm) as a new C-ordered array. The trailing axes perm leaves in place
+    (once axes of size 1 are set aside) are copied as one item each: NumPy copies short
+    inner runs (a few features of NHWC) element by element, several times slower."""
+    keep = [d for d in perm if a.shape[d] != 1]
+    order = sorted(keep)
+    k = 0
+    while k < len(keep) and keep[-1 - k] == order[-1 - k] and (
+            k == 0 or keep[-k] == keep[-1 - k] + 1):
+        k += 1
+    out_shape = tuple(a.shape[d] for d in perm)
+    if k == 0 or not a.flags.c_contiguous or k == len(keep):
+        return np.ascontiguousarray(a.transpose(perm))
+    inner = keep[-k:]
+    outer = [a.shape[d] for d in order[:-k]]
+    item = np.dtype((np.void, a.itemsize * int(np.prod([a.shape[d] for d in inner]))))
+    v = a.reshape(*outer, -1).view(item)[..., 0]  # one item per run of the inner axes
+    rank = {d: i for i, d in enumerate(order[:-k])}
+    moved = np.ascontiguousarray(v.transpose([rank[d] for d in keep[:-k]]))
+    return moved.view(a.dtype).reshape(out_shape)
 
 
 def _first_extreme(planes: np.ndarray, kind: str):

@@ -27,7 +27,7 @@ import numpy as np
 
 from didax._src import core, dtypes
 from didax._src.core import ShapedArray
-from didax._src.interpreters import ad
+from didax._src.interpreters import ad, tape
 from didax._src.interpreters.ad import Zero
 from didax._src.interpreters.lowering import i64_array
 from didax._src.lax import _conv_np, lax, shapes, windowing
@@ -474,6 +474,7 @@ conv_general_dilated_p = def_primitive(
 on_numpy_while_taping(  # eager reverse mode: see _conv_np
     conv_general_dilated_p, _conv_np.conv_on_numpy, _conv_np.fits)
 ad.defbilinear(conv_general_dilated_p, _conv_transpose_lhs, _conv_transpose_rhs)
+tape.each_pullbacks[conv_general_dilated_p] = _conv_np.pullback  # (eager reverse mode)
 
 
 def _bind(lhs, rhs, *, window_strides, padding, lhs_dilation, rhs_dilation, dimension_numbers,

@@ -21,6 +21,7 @@ from didax._src import core, debug_nans, dtypes, errors
 from didax._src.array import Array
 from didax._src.config import config
 from didax._src.core import Tracer
+from didax._src.interpreters.tape import ACTIVE as _TAPE_ACTIVE
 from didax._src.interpreters.tape import TapeTrace
 from didax._src.lax import lax, shapes
 from didax._src.pjit import jit
@@ -413,8 +414,11 @@ def _staging() -> bool:
 def _plain_eager() -> bool:
     """True for plain eager code (no tape, no transformation above the eval trace), where
     JAX also calls these functions through jit: one cached XLA program gives JAX's values,
-    including XLA's rewrites (`x / 5` as `x * 0.2`, constants folded), and one dispatch."""
-    return core.trace_ctx.trace is core.eval_trace and not config.jax_disable_jit
+    including XLA's rewrites (`x / 5` as `x * 0.2`, constants folded), and one dispatch.
+    Not while a tape records or pulls back (tape.ACTIVE), even on the eval trace (a custom
+    JVP rule computing its primal output): eager grad evaluates on the host op by op."""
+    return (core.trace_ctx.trace is core.eval_trace and not _TAPE_ACTIVE[0]
+            and not config.jax_disable_jit)
 
 
 _NOT_JITTABLE = (errors.ConcretizationTypeError, errors.TracerIntegerConversionError,
