@@ -17,7 +17,9 @@ Float32/float64 only, no base or window dilation. May import core and array.
 
 from __future__ import annotations
 
+import functools
 import itertools
+import math
 
 import numpy as np
 
@@ -35,7 +37,7 @@ def fits_reduce(x, *, window_dimensions, base_dilation, window_dilation, **_) ->
     """Whether reduce_window_max/min(x, ...) is one this module computes."""
     return (_dtype(x) in _DTYPES and all(d == 1 for d in base_dilation)
             and all(d == 1 for d in window_dilation)
-            and 0 < int(np.prod(window_dimensions)) <= _MAX_WINDOW
+            and 0 < math.prod(window_dimensions) <= _MAX_WINDOW
             and all(n > 0 for n in np.shape(x)))
 
 
@@ -45,7 +47,7 @@ def fits_scatter(source, operand, *, select_prim, window_dimensions, window_stri
     return (_dtype(operand) in _DTYPES and _dtype(source) == _dtype(operand)
             and select_prim.name in _SELECT
             and all(s >= w for w, s in zip(window_dimensions, window_strides))
-            and 0 < int(np.prod(window_dimensions)) <= _MAX_WINDOW
+            and 0 < math.prod(window_dimensions) <= _MAX_WINDOW
             and all(n > 0 for n in np.shape(source)))
 
 
@@ -76,7 +78,7 @@ def _reduce(x, window_dimensions, window_strides, padding, ufunc, fill):
     if not all(shape):
         return np.full(shape, fill, x.dtype)
     tiles = _tiling(x, shape, window_dimensions, window_strides)
-    if tiles is not None and int(np.prod(window_dimensions)) > 1:
+    if tiles is not None and math.prod(window_dimensions) > 1:
         return _reduce_tiles(x.reshape(tiles[0]), len(shape), ufunc)
     elements = _window_elements(window_dimensions, window_strides, shape)
     out = np.array(x[next(elements)])
@@ -149,8 +151,14 @@ def _tiling(x: np.ndarray, out_shape, window_dimensions, window_strides):
     """When the windows tile x exactly (stride = window, no remainder): x's shape split
     as (windows, window) per dimension, and the order putting every window dimension
     first. Else None."""
+    return _tiling_of(x.shape, tuple(out_shape), tuple(window_dimensions),
+                      tuple(window_strides))
+
+
+@functools.lru_cache(maxsize=256)
+def _tiling_of(shape, out_shape, window_dimensions, window_strides):
     if not all(d == n * w and s == w for d, n, w, s in zip(
-            x.shape, out_shape, window_dimensions, window_strides)):
+            shape, out_shape, window_dimensions, window_strides)):
         return None
     split = tuple(v for n, w in zip(out_shape, window_dimensions) for v in (n, w))
     rank = len(out_shape)
@@ -161,22 +169,29 @@ def _transposed(a: np.ndarray, perm) -> np.ndarray:
     """a.transpose(perm) as a new C-ordered array. The trailing axes perm leaves in place
     (once axes of size 1 are set aside) are copied as one item each: NumPy copies short
     inner runs (a few features of NHWC) element by element, several times slower."""
-    keep = [d for d in perm if a.shape[d] != 1]
+    plan = _transpose_plan(a.shape, tuple(int(d) for d in perm), a.itemsize)
+    if plan is None or not a.flags.c_contiguous:
+        return np.ascontiguousarray(a.transpose(perm))
+    outer, item, inner_perm, out_shape = plan
+    moved = np.ascontiguousarray(a.reshape(outer).view(item)[..., 0].transpose(inner_perm))
+    return moved.view(a.dtype).reshape(out_shape)
+
+
+@functools.lru_cache(maxsize=256)
+def _transpose_plan(shape, perm, itemsize):
+    """(shape with the kept trailing axes as one, their item type, the transposition of
+    the others, the result's shape), or None when no trailing axis stays in place."""
+    keep = [d for d in perm if shape[d] != 1]
     order = sorted(keep)
     k = 0
-    while k < len(keep) and keep[-1 - k] == order[-1 - k] and (
-            k == 0 or keep[-k] == keep[-1 - k] + 1):
+    while k < len(keep) and keep[-1 - k] == order[-1 - k]:
         k += 1
-    out_shape = tuple(a.shape[d] for d in perm)
-    if k == 0 or not a.flags.c_contiguous or k == len(keep):
-        return np.ascontiguousarray(a.transpose(perm))
-    inner = keep[-k:]
-    outer = [a.shape[d] for d in order[:-k]]
-    item = np.dtype((np.void, a.itemsize * int(np.prod([a.shape[d] for d in inner]))))
-    v = a.reshape(*outer, -1).view(item)[..., 0]  # one item per run of the inner axes
+    if k == 0 or k == len(keep):
+        return None
     rank = {d: i for i, d in enumerate(order[:-k])}
-    moved = np.ascontiguousarray(v.transpose([rank[d] for d in keep[:-k]]))
-    return moved.view(a.dtype).reshape(out_shape)
+    item = np.dtype((np.void, itemsize * math.prod(shape[d] for d in keep[-k:])))
+    return ((*(shape[d] for d in order[:-k]), -1), item, tuple(rank[d] for d in keep[:-k]),
+            tuple(shape[d] for d in perm))
 
 
 def _first_extreme(planes: np.ndarray, kind: str):
