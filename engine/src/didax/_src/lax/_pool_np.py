@@ -130,11 +130,8 @@ def select_and_scatter_add(source, operand, *, select_prim, window_dimensions,
     chosen = _first_extreme(planes, select_prim.name)
     if chosen is None:  # NaN in a window: XLA's comparisons, one by one
         chosen = _chosen_stepwise(planes, select)
-    if np.isfinite(src).all():  # (x * False is -0.0 for negative x: + 0 makes it 0.0)
-        parts = np.multiply(chosen, src, dtype=src.dtype)
-        parts += np.zeros((), src.dtype)
-    else:
-        parts = np.where(chosen, src, np.zeros((), src.dtype))
+    u = _UINT[src.dtype.itemsize]  # the source's bits times 0 or 1: exactly 0.0 or source
+    parts = np.multiply(src.view(u), chosen.view(np.uint8), dtype=u).view(src.dtype)
     if tiles is not None:
         split = [tiles[0][i] for i in tiles[1]]
         out = _transposed(parts.reshape(split), np.argsort(tiles[1])).reshape(x.shape)
@@ -145,6 +142,9 @@ def select_and_scatter_add(source, operand, *, select_prim, window_dimensions,
     if x is not operand:
         out = out[tuple(slice(lo, lo + d) for (lo, _), d in zip(padding, operand.shape))]
     return out
+
+
+_UINT = {4: np.uint32, 8: np.uint64}
 
 
 def _tiling(x: np.ndarray, out_shape, window_dimensions, window_strides):
@@ -197,16 +197,17 @@ def _transpose_plan(shape, perm, itemsize):
 def _first_extreme(planes: np.ndarray, kind: str):
     """Which element each window selects (a boolean per plane) when no window holds a NaN:
     select(current, candidate) keeps the current choice on ties, so the first maximum
-    (for "ge"; minimum for "le") in window order wins. None when a window holds a NaN."""
+    (for "ge"; minimum for "le") in window order wins. None when a window holds a NaN
+    (none of its elements equals its extreme). Eight windows at a time as integers."""
     extreme = planes.max(axis=0) if kind == "ge" else planes.min(axis=0)
-    if np.isnan(extreme).any():
-        return None
     chosen = planes == extreme
-    taken = chosen[0].copy()
-    for c in chosen[1:]:
-        c &= ~taken
+    n = extreme.size
+    packed = chosen.reshape(len(chosen), n).view(np.uint64 if n % 8 == 0 else np.uint8)
+    taken = packed[0].copy()
+    for c in packed[1:]:
+        np.bitwise_and(c, ~taken, out=c)  # (bytes of 0 or 1: ~1 clears, ~0 keeps)
         taken |= c
-    return chosen
+    return chosen if taken.view(np.uint8).all() else None
 
 
 def _chosen_stepwise(planes: np.ndarray, select):
