@@ -130,17 +130,25 @@ def conv_on_numpy(lhs: np.ndarray, rhs: np.ndarray, *, window_strides, padding, 
     lhs_spec, rhs_spec, out_spec = dimension_numbers
     x = _dilate_and_pad(_lhs_natural(lhs, lhs_spec), lhs_dilation, padding)
     k = _rhs_natural(rhs, rhs_spec)
+    if feature_group_count == 1:
+        return _from_natural(_windows_matmul(x, k, window_strides, rhs_dilation), out_spec)
     windows, out_sp = _windows(x, k.shape[:-2], window_strides, rhs_dilation)
     rows = x.shape[0] * math.prod(out_sp)
-    if feature_group_count == 1:
-        kmat = k.reshape(-1, k.shape[-1])
-        out = np.empty((rows, kmat.shape[1]), x.dtype)
-        per = rows // max(1, x.shape[0])  # rows per batch element
-        for lo, hi in _batch_blocks(windows):
-            np.matmul(_cols(windows[lo:hi], per * (hi - lo)), kmat, out=out[per * lo:per * hi])
-    else:
-        out = _windows_times_kernel(windows, k, rows, feature_group_count)
+    out = _windows_times_kernel(windows, k, rows, feature_group_count)
     return _from_natural(out.reshape(x.shape[0], *out_sp, k.shape[-1]), out_spec)
+
+
+def _windows_matmul(x: np.ndarray, k: np.ndarray, window_strides, rhs_dilation):
+    """(batch, *out spatial, out features): the windows of x (batch, *spatial, features),
+    already dilated and padded, times the kernel k (*window, in, out), a block of the batch
+    at a time."""
+    windows, out_sp = _windows(x, k.shape[:-2], window_strides, rhs_dilation)
+    kmat = k.reshape(-1, k.shape[-1])
+    per = math.prod(out_sp)  # rows per batch element
+    out = np.empty((x.shape[0] * per, kmat.shape[1]), x.dtype)
+    for lo, hi in _batch_blocks(windows):
+        np.matmul(_cols(windows[lo:hi], per * (hi - lo)), kmat, out=out[per * lo:per * hi])
+    return out.reshape(x.shape[0], *out_sp, k.shape[-1])
 
 
 _BLOCK_BYTES = 256 << 10  # a quarter of a core's L2 cache on the machines measured
@@ -185,23 +193,51 @@ def _windows_times_kernel(windows: np.ndarray, k: np.ndarray, rows: int, groups:
 # is the forward's windows matrix, transposed, times the output cotangent: gathered in the
 # forward's own layout. The transpose rule states it as a convolution of exchanged roles
 # (batch as features, a window as large as the image over the cotangent) whose windows
-# matrix gathers with long strides, ~2x slower. The input's cotangent keeps its transpose
-# rule: a convolution of the cotangent with the flipped kernel, already the fast form.
+# matrix gathers with long strides, ~2x slower. The input's cotangent is the convolution
+# the transpose rule binds, computed here directly (without the kernel's reversal and the
+# layout changes as operations of their own).
 # ----------------------------------------------------------------------------------------
 
 
 def pullback(i: int, ct, primals, params):
     """The cotangent of operand i of conv_general_dilated(*primals, **params) given the
-    output cotangent ct: for the kernel (i = 1) computed here when the case fits this
-    module; None otherwise (the input, tracers, other types: the transpose rule runs)."""
+    output cotangent ct, computed here when the case fits this module; None otherwise
+    (tracers, other types, the input of a grouped convolution: the transpose rule runs)."""
     lhs, rhs = primals
-    if not (i == 1 and type(ct) is Array and _host(lhs) and _host(rhs)
-            and ct.aval.dtype == _dtype(lhs) and ct.aval.size and fits(lhs, rhs, **params)):
+    if not (type(ct) is Array and _host(lhs) and _host(rhs) and ct.aval.dtype == _dtype(lhs)
+            and ct.aval.size and fits(lhs, rhs, **params)):
         return None
-    lhs = lhs._value if type(lhs) is Array else lhs
-    shape, dtype = np.shape(rhs), _dtype(rhs)
-    out = _rhs_cotangent(ct._value, lhs, shape, **params)
+    if i == 0:
+        if params["feature_group_count"] != 1:
+            return None
+        rhs = rhs._value if type(rhs) is Array else rhs
+        shape, dtype = np.shape(lhs), _dtype(lhs)
+        out = _lhs_cotangent(ct._value, rhs, shape, **params)
+    else:
+        lhs = lhs._value if type(lhs) is Array else lhs
+        shape, dtype = np.shape(rhs), _dtype(rhs)
+        out = _rhs_cotangent(ct._value, lhs, shape, **params)
     return Array(np.ascontiguousarray(out, dtype), ShapedArray(shape, dtype))
+
+
+def _lhs_cotangent(ct, rhs, lhs_shape, *, window_strides, padding, lhs_dilation,
+                   rhs_dilation, dimension_numbers, **_):
+    """The input's cotangent, as the transpose rule states it: the output cotangent,
+    dilated by the strides and padded, convolved with the spatially flipped kernel whose
+    feature roles are exchanged (strided by the forward's input dilation)."""
+    lhs_spec, rhs_spec, out_spec = dimension_numbers
+    n = len(lhs_spec) - 2
+    g = _out_natural(ct, out_spec)
+    k = _rhs_natural(rhs, rhs_spec)[(slice(None, None, -1),) * n].swapaxes(-1, -2)
+    pads = []
+    for i, d in enumerate(lhs_spec[2:]):
+        span = (lhs_shape[d] - 1) * lhs_dilation[i] + 1 if lhs_shape[d] else 0
+        reach = (k.shape[i] - 1) * rhs_dilation[i] + 1
+        out = (g.shape[1 + i] - 1) * window_strides[i] + 1
+        before = reach - padding[i][0] - 1
+        pads.append((before, span + reach - 1 - out - before))
+    x = _dilate_and_pad(g, window_strides, pads)
+    return _from_natural(_windows_matmul(x, k, lhs_dilation, rhs_dilation), lhs_spec)
 
 
 def _host(x) -> bool:
