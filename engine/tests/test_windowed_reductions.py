@@ -206,11 +206,13 @@ def _taping():
 
 @pytest.mark.parametrize("cfg", [("max", (1, 1, 2, 2), (1, 1, 2, 2), "VALID", None, None),
                                  ("min", (1, 1, 3, 3), (1, 1, 3, 3), "SAME", None, None),
-                                 ("max", (1, 2, 2, 1), (1, 2, 3, 1), "SAME", None, None)])
+                                 ("max", (1, 2, 2, 1), (1, 2, 3, 1), "SAME", None, None),
+                                 ("max", (1, 1, 2, 2), (1, 1, 2, 2), "SAME", None, None)])
 def test_pooling_under_the_tape_equals_jit(monkeypatch, cfg):
     """While a tape is active max/min pooling over disjoint windows and its pullback run
-    on NumPy (no XLA program is dispatched): values equal jit's (NaN included; signed zeros aside), gradients JAX's
-    bit for bit."""
+    on NumPy (no XLA program is dispatched): values equal jit's (NaN included; signed
+    zeros aside), gradients JAX's bit for bit (windows tiling the padded input: from the
+    choices the forward pooling remembered)."""
     _forbid_xla(monkeypatch)
     pool_d, pool_j = (_pool(*cfg)(m.numpy, m.lax) for m in (didax, jax))
     x = np.round(np.random.default_rng(1).standard_normal((2, 3, 7, 6)) * 2)

@@ -20,6 +20,7 @@ from __future__ import annotations
 import functools
 import itertools
 import math
+import weakref
 
 import numpy as np
 
@@ -72,14 +73,15 @@ def _out_shape(shape, window_dimensions, window_strides):
                  for d, w, s in zip(shape, window_dimensions, window_strides))
 
 
-def _reduce(x, window_dimensions, window_strides, padding, ufunc, fill):
+def _reduce(x, window_dimensions, window_strides, padding, kind):
+    ufunc, fill = (np.maximum, -np.inf) if kind == "ge" else (np.minimum, np.inf)
     x = _padded(x, padding, fill)
     shape = _out_shape(x.shape, window_dimensions, window_strides)
     if not all(shape):
         return np.full(shape, fill, x.dtype)
     tiles = _tiling(x, shape, window_dimensions, window_strides)
     if tiles is not None and math.prod(window_dimensions) > 1:
-        return _reduce_tiles(x.reshape(tiles[0]), len(shape), ufunc)
+        return _reduce_planes(x, tiles, shape, kind, padding)
     elements = _window_elements(window_dimensions, window_strides, shape)
     out = np.array(x[next(elements)])
     for sl in elements:
@@ -87,29 +89,63 @@ def _reduce(x, window_dimensions, window_strides, padding, ufunc, fill):
     return out
 
 
-def _reduce_tiles(xs: np.ndarray, rank: int, ufunc) -> np.ndarray:
-    """Windows that tile x, given as xs (windows, window) per dimension: each window axis
-    folded in turn, outermost first, by ufunc of its slices (whole rows of the dimensions
-    inside it at a time, where one slice per window element copies in short runs)."""
-    for ax in range(1, rank + 1):  # window axis of dimension ax - 1, the earlier ones gone
-        lead = (slice(None),) * ax
-        w = xs.shape[ax]
-        if w == 1:
-            xs = xs[lead + (0,)]
-            continue
-        out = ufunc(xs[lead + (0,)], xs[lead + (1,)])
-        for i in range(2, w):
-            ufunc(out, xs[lead + (i,)], out=out)
-        xs = out
-    return xs
+def _reduce_planes(x, tiles, shape, kind, padding):
+    """Windows that tile x: its window planes (one transposing copy), their extreme, and
+    which element of each window select_and_scatter_add will choose, kept for the
+    pullback (chosen_pullback) while the planes are at hand."""
+    planes = _transposed(x.reshape(tiles[0]), tiles[1]).reshape(-1, *shape)
+    out = planes.max(axis=0) if kind == "ge" else planes.min(axis=0)
+    chosen = _first_of(planes, out)
+    if chosen is not None:
+        _remember(out, (chosen, tiles, x.shape, padding))
+    return out
 
 
 def reduce_window_max(x, *, window_dimensions, window_strides, padding, **_):
-    return _reduce(x, window_dimensions, window_strides, padding, np.maximum, -np.inf)
+    return _reduce(x, window_dimensions, window_strides, padding, "ge")
 
 
 def reduce_window_min(x, *, window_dimensions, window_strides, padding, **_):
-    return _reduce(x, window_dimensions, window_strides, padding, np.minimum, np.inf)
+    return _reduce(x, window_dimensions, window_strides, padding, "le")
+
+
+# Which element each window of a recent pooling on the host chose: id(result) -> (weak
+# reference to the result, (chosen planes, tiles, padded shape, padding)). An entry goes
+# when its result is freed, or the oldest ones beyond _KEPT_BYTES in all.
+_CHOSEN: dict = {}
+_KEPT_BYTES = 64 << 20
+
+
+def _remember(out: np.ndarray, entry) -> None:
+    key = id(out)
+    _CHOSEN[key] = (weakref.ref(out, functools.partial(_forget, key)), entry)
+    total = sum(e[1][0].nbytes for e in _CHOSEN.values())
+    while total > _KEPT_BYTES:
+        total -= _CHOSEN.pop(next(iter(_CHOSEN)))[1][0].nbytes
+
+
+def _forget(key: int, ref) -> None:
+    if _CHOSEN.get(key, (None,))[0] is ref:
+        del _CHOSEN[key]
+
+
+def chosen_pullback(ct: np.ndarray, ans: np.ndarray):
+    """select_and_scatter_add(ct, x) for a pooling of x whose result ans this module
+    computed (and remembered the choices of): ct placed at each window's chosen element.
+    The same bits as select_and_scatter_add. None when ans is not remembered."""
+    entry = _CHOSEN.get(id(ans))
+    if entry is None or entry[0]() is not ans or ct.shape != ans.shape \
+            or ct.dtype != ans.dtype:
+        return None
+    chosen, (split, perm), padded_shape, padding = entry[1]
+    src = ct + np.zeros((), ct.dtype)  # 0 + ct: -0.0 becomes 0.0, as XLA adds
+    u = _UINT[src.dtype.itemsize]  # the source's bits times 0 or 1: exactly 0.0 or source
+    parts = np.multiply(src.view(u), chosen.view(np.uint8), dtype=u).view(src.dtype)
+    out = _transposed(parts.reshape([split[i] for i in perm]), np.argsort(perm))
+    out = out.reshape(padded_shape)
+    if any(lo or hi for lo, hi in padding):
+        out = out[tuple(slice(lo, n - hi) for (lo, hi), n in zip(padding, padded_shape))]
+    return out
 
 
 def select_and_scatter_add(source, operand, *, select_prim, window_dimensions,
@@ -199,7 +235,12 @@ def _first_extreme(planes: np.ndarray, kind: str):
     select(current, candidate) keeps the current choice on ties, so the first maximum
     (for "ge"; minimum for "le") in window order wins. None when a window holds a NaN
     (none of its elements equals its extreme). Eight windows at a time as integers."""
-    extreme = planes.max(axis=0) if kind == "ge" else planes.min(axis=0)
+    return _first_of(planes, planes.max(axis=0) if kind == "ge" else planes.min(axis=0))
+
+
+def _first_of(planes: np.ndarray, extreme: np.ndarray):
+    """The first element of each window equal to its extreme (a boolean per plane); None
+    when a window has none (a NaN)."""
     chosen = planes == extreme
     n = extreme.size
     packed = chosen.reshape(len(chosen), n).view(np.uint64 if n % 8 == 0 else np.uint8)

@@ -23,6 +23,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from didax._src import core, dtypes
+from didax._src.array import Array
 from didax._src.core import ClosedJaxpr, ShapedArray
 from didax._src.interpreters import ad, batching, lowering, tape
 from didax._src.interpreters import partial_eval as pe
@@ -197,6 +198,12 @@ def _chooser_pullback(select_prim):
     """The eager tape's pullback: the transpose of the JVP's select_and_gather_add, i.e.
     select_and_scatter_add (no linearization on the spot)."""
     def pull(ct, ans, x, **window):
+        if type(ct) is Array and type(ans) is Array:  # pooled on the host: choices known
+            out = _pool_np.chosen_pullback(ct._value, ans._value)
+            if out is not None:
+                aval = core.get_aval(x)
+                return [Array(out, ShapedArray(aval.shape, ct.aval.dtype,
+                                               ct.aval.weak_type and aval.weak_type))]
         return _sgad_transpose(ct, ad.UndefinedPrimal(core.get_aval(x).to_tangent_aval()), x,
                                select_prim=select_prim, **window)[:1]
     return pull
