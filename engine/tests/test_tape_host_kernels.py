@@ -1,0 +1,66 @@
+"""Eager reverse mode evaluates on the host (NumPy) op by op: jnp functions JAX wraps in
+`jit` are not dispatched to XLA while a tape is active (a custom JVP rule computing its
+primal, as relu's does), and the host kernels that make an eager training step fast give
+exactly NumPy's (and XLA's) bits: binary operations with a small broadcast operand, a
+select against broadcast zeros. Compared with JAX where JAX has the feature."""
+
+from __future__ import annotations
+
+import didax
+import jax
+import numpy as np
+import pytest
+from didax._src.lax.lax import _binary_on_host
+from didax._src.lax.select_convert import _select_n_impl
+from didax._src.numpy import util
+
+
+def test_jitted_jnp_functions_run_op_by_op_under_the_tape(monkeypatch):
+    x = (np.arange(24, dtype=np.float32).reshape(4, 6) - 11) / 3
+    calls = []
+    eager_call = util._eager_call
+
+    def spy(*args):
+        calls.append(args[1])
+        return eager_call(*args)
+    monkeypatch.setattr(util, "_eager_call", spy)
+    f = lambda nn: lambda x: (nn.relu(x) * nn.gelu(x)).sum()  # noqa: E731
+    g = didax.grad(f(didax.nn))(x)
+    assert calls == []  # (relu's custom JVP rule computes relu(x) on the eval trace)
+    np.testing.assert_allclose(g, jax.grad(f(jax.nn))(x), rtol=1e-6)
+    assert np.array_equal(didax.nn.relu(x), jax.nn.relu(x))
+    assert calls  # plain eager code still calls them through their jit, as JAX does
+
+
+SHAPES = [((32, 28, 28, 8), (1, 1, 1, 8)), ((1, 1, 1, 8), (32, 28, 28, 8)),
+          ((32, 10), (1, 10)), ((64, 64), (64, 1)), ((4, 5, 6, 7), (1, 5, 1, 7)),
+          ((100, 30), (1, 30)), ((3, 200, 9), (1, 1, 9)), ((3,), (3,)), ((2, 0, 4), (1, 1, 4))]
+
+
+@pytest.mark.parametrize("fn", [np.add, np.subtract, np.true_divide, np.maximum, np.greater,
+                                np.power])
+def test_binary_with_a_small_broadcast_operand_is_numpys(fn):
+    rng = np.random.default_rng(0)
+    for xs, ys in SHAPES:
+        x = rng.standard_normal(xs).astype(np.float32)
+        y = rng.standard_normal(ys).astype(np.float32)
+        if x.size:
+            x.flat[0] = np.nan
+        with np.errstate(all="ignore"):  # (the dispatcher silences NumPy's warnings too)
+            got, want = _binary_on_host(fn, x, y), fn(x, y)
+        assert got.shape == want.shape and got.dtype == want.dtype
+        assert got.tobytes() == want.tobytes(), (xs, ys)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.float16, np.int32])
+def test_select_against_broadcast_zeros_is_exact(dtype):
+    rng = np.random.default_rng(1)
+    a = (rng.standard_normal((64, 70)) * 10).astype(dtype)
+    if dtype != np.int32:
+        a[0, :4] = [np.inf, -0.0, np.nan, -np.inf]
+    which = rng.random(a.shape) > 0.5
+    for fill in (0.0, -0.0, 1.0):
+        f = np.ndarray(a.shape, a.dtype, np.array(fill, dtype), 0, (0, 0))  # all strides 0
+        for cases in ((f, a), (a, f)):
+            got = _select_n_impl(which, *cases)
+            assert got.tobytes() == np.where(which, cases[1], cases[0]).tobytes()
