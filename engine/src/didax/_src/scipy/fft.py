@@ -3,8 +3,8 @@
 scalings. JAX implements only type 2; so does didax.
 
 As in JAX (jax/_src/scipy/fft.py), a DCT-II of length N is one complex FFT of the
-input reordered (even entries, then the odd ones reversed) times a quarter-wave twiddle;
-the inverse undoes each step. Complex inputs transform their real and imaginary parts.
+input reordered (even entries, then the odd ones reversed) times a quarter-wave twiddle
+(two axes at a time for dctn, with one 2-D FFT); the inverse undoes each step. Complex inputs transform their real and imaginary parts.
 May import core, dtypes, lax and numpy (the implementation modules).
 """
 
@@ -19,6 +19,7 @@ from didax._src.lax import lax, shapes
 from didax._src.numpy import array_creation as ac
 from didax._src.numpy import fft as jfft
 from didax._src.numpy import indexing_ops as ix
+from didax._src.numpy import manipulation as man
 from didax._src.numpy import ufuncs_math as um
 from didax._src.numpy.util import canonicalize_axis, ensure_arraylike, promote_dtypes_inexact
 
@@ -50,11 +51,11 @@ def _w4(n: int, k):
 
 
 def _ortho_scale(x, axis: int):
-    """x / sqrt(f N) with f = 4 for the first coefficient and 2 for the others."""
+    """x / sqrt(f N) with f = 4 for the first coefficient and 2 for the others (computed
+    in x's dtype, as JAX does)."""
     n = x.shape[axis]
-    factor = np.full((n,), 2.0)
-    factor[:1] = 4.0
-    return x / _along(x, axis, ac.asarray(np.sqrt(factor * n), dtype=x.dtype))
+    factor = shapes.concatenate([lax.full((1,), 4, x.dtype), lax.full((n - 1,), 2, x.dtype)], 0)
+    return x / lax.sqrt(_along(x, axis, factor) * n)
 
 
 def _interleave_order(n: int) -> np.ndarray:
@@ -104,7 +105,8 @@ def idct(x, type: int = 2, n: int | None = None, axis: int = -1, norm: str | Non
         x = _ortho_scale(x, axis)
     x = _ortho_scale(x, axis)
     w = _w4(size, _along(x, axis, ac.arange(size, dtype=x.dtype)))
-    x = lax.convert_element_type(x, w.dtype) / w * (2 * size)
+    x = lax.convert_element_type(x, w.dtype) / w
+    x = x * 2 * size
     return _deinterleave(lax.real(jfft.ifft(x, axis=axis)), axis)
 
 
@@ -122,13 +124,35 @@ def _axes_and_sizes(x, s, axes):
     return axes, (s if s is not None else [None] * len(axes))
 
 
+def _dct2(x, axes, norm):
+    """The DCT over two axes at once: one 2-D FFT of the doubly reordered input."""
+    a1, a2 = axes
+    n1, n2 = x.shape[a1], x.shape[a2]
+    spectrum = jfft.fftn(_interleave(_interleave(x, a1), a2), axes=axes)
+    k1 = _along(x, a1, ac.arange(n1, dtype=spectrum.dtype))
+    k2 = _along(x, a2, ac.arange(n2, dtype=spectrum.dtype))
+    mirrored = man.roll(man.flip(spectrum, axis=a2), shift=1, axis=a2)
+    out = _w4(n1, k1) * (_w4(n2, k2) * spectrum + _w4(n2, -k2) * mirrored)
+    out = 2 * lax.real(out)
+    return _ortho_scale(_ortho_scale(out, a1), a2) if norm == "ortho" else out
+
+
 def dctn(x, type: int = 2, s=None, axes=None, norm: str | None = None):
-    """The type-2 DCT over several axes (all by default), each padded to s if given."""
+    """The type-2 DCT over several axes (all by default), each padded to s if given; two
+    axes at a time, as JAX computes it."""
     x = ensure_arraylike("dctn", x)
     _check("dctn", type, norm)
+    if dtypes.issubdtype(x.dtype, np.complexfloating):
+        return _split_complex(dctn, x, type=type, s=s, axes=axes, norm=norm)
     axes, sizes = _axes_and_sizes(x, s, axes)
+    if len(axes) == 1:
+        return dct(x, n=sizes[0], axis=axes[0], norm=norm)
     for axis, size in zip(axes, sizes):
-        x = dct(x, n=size, axis=axis, norm=norm)
+        x = _resized(x, axis, size)
+    if len(axes) == 2:
+        return _dct2(x, axes, norm)
+    for i in range(0, len(axes), 2):
+        x = dctn(x, axes=axes[i:i + 2], norm=norm)
     return x
 
 
