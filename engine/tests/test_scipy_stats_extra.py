@@ -73,6 +73,7 @@ def test_float32_bits_match_jax():
     def outputs(m):
         tn = m.scipy.stats.truncnorm
         return [tn.pdf(x, -1.0, 1.0), tn.cdf(x, -1.0, 1.0), tn.sf(x, -1.0, 1.0),
+                m.scipy.stats.wrapcauchy.pdf(np.abs(x), 0.3),
                 m.scipy.stats.betabinom.pmf(k, 6, 2.0, 3.0), m.scipy.special.betaln(a, b)]
     for d, j in zip(outputs(didax), outputs(jax), strict=True):
         assert np.asarray(d).tobytes() == np.asarray(j).tobytes(), (d, j)

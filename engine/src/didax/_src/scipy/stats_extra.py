@@ -132,6 +132,7 @@ gennorm = types.SimpleNamespace(logpdf=_gennorm_logpdf, pdf=_exp_of(_gennorm_log
 
 def _wrapcauchy_logpdf(x, c):
     x, c = promote_args_inexact("wrapcauchy.logpdf", x, c)
+    x, c = ac.asarray(x), ac.asarray(c)  # (arrays: c * c rounds in float32, as in JAX)
     valid_c = uf.logical_and(c > _c(c, 0), c < _c(c, 1))
     on_circle = uf.logical_and(x >= _c(x, 0), x <= _c(x, 2 * np.pi))
     val = (um.log(1 - c * c) - um.log(2 * np.pi)
