@@ -9,9 +9,12 @@ while a tape records or pulls back (eager reverse mode, which already evaluates 
 interpreters/tape.ACTIVE) convolutions run here, within float32 rounding of XLA's sums.
 
 Covered: any number of spatial dimensions, any layout, strides, padding (negative too), lhs
-and rhs dilation, feature groups; float32/float64 with no other result type. Batch groups
-(the kernel gradient of a grouped convolution), other types and windows-matrices over
-_MAX_COLS elements go to XLA. May import core and array.
+and rhs dilation, feature groups; float32/float64 with no other result type. Batch groups,
+other types and windows-matrices over _MAX_COLS elements go to XLA. The tape's pullback
+(`pullback`, tape.each_pullbacks) computes both cotangents here in the natural layout: the
+kernel's as the forward's windows matrix transposed times the output cotangent, the input's
+as the convolution its transpose rule binds. Windows matrices are gathered and multiplied a
+cache-sized block of the batch at a time. May import core and array.
 """
 
 from __future__ import annotations

@@ -10,7 +10,11 @@ the host/device copies around it cost more than the pooling itself, so these run
 - select_and_scatter_add over disjoint windows exactly as the fused code of
   windowed_reductions._sas_disjoint (XLA's order: row-major within a window, the current
   choice kept while select(current, candidate) holds; the chosen element receives
-  0 + source, every other element 0): the same bits as jit.
+  0 + source, every other element 0): the same bits as jit;
+- where the windows tile the (padded) input, the pooling works on window planes (one
+  transposing copy, NHWC features moved as one item) and remembers, by its result, which
+  element each window chose: the tape's pullback (chosen_pullback) then only places the
+  cotangent, with the same bits as select_and_scatter_add.
 
 Float32/float64 only, no base or window dilation. May import core and array.
 """
