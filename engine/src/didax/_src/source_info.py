@@ -130,6 +130,12 @@ _is_internal_cache: dict[str, bool] = {}
 _EXCLUDED_NAMES = ("contextlib.py", "functools.py", "runpy.py")
 
 
+def in_didax(path: str) -> bool:
+    """Whether path is one of didax's own source files (by its location, not its name: a
+    user's directory may well be called didax)."""
+    return path.startswith(_DIDAX_DIR + os.sep)
+
+
 def register_exclusion(path: str) -> None:
     """Frames from files under `path` are never reported as user locations."""
     _excluded_prefixes.append(os.path.abspath(path))

@@ -12,7 +12,7 @@ from __future__ import annotations
 import itertools
 from typing import Any
 
-from didax._src import core
+from didax._src import core, source_info
 from didax._src.core import ClosedJaxpr, Jaxpr, Literal, PpContext, PpSettings
 
 
@@ -77,7 +77,7 @@ def source_data(info) -> dict | None:
 
 def is_user_file(path: str) -> bool:
     return path == "<user>" or not (path.startswith("<") or "site-packages" in path
-                                    or "/didax/" in path)
+                                    or source_info.in_didax(path))
 
 
 class JaxprRenderer:
