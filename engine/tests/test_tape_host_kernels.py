@@ -52,6 +52,17 @@ def test_binary_with_a_small_broadcast_operand_is_numpys(fn):
         assert got.tobytes() == want.tobytes(), (xs, ys)
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_maximum_with_zero_is_numpys(dtype):
+    """A ReLU's max(x, 0) on the host: NaN, signed zeros, infinities, denormals as NumPy."""
+    x = (np.random.default_rng(2).standard_normal((40, 100)) * 3).astype(dtype)
+    tiny = np.finfo(dtype).smallest_subnormal
+    x[0, :10] = [np.nan, -np.nan, 0.0, -0.0, np.inf, -np.inf, tiny, -tiny, 1.0, -1.0]
+    for zero in (np.zeros((), dtype), np.array(-0.0, dtype)):
+        assert _binary_on_host(np.maximum, x, zero).tobytes() == np.maximum(x, zero).tobytes()
+        assert _binary_on_host(np.maximum, zero, x).tobytes() == np.maximum(zero, x).tobytes()
+
+
 @pytest.mark.parametrize("dtype", [np.float32, np.float64, np.float16, np.int32])
 def test_select_against_broadcast_zeros_is_exact(dtype):
     rng = np.random.default_rng(1)

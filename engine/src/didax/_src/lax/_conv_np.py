@@ -150,7 +150,7 @@ def _windows_matmul(x: np.ndarray, k: np.ndarray, window_strides, rhs_dilation):
     per = math.prod(out_sp)  # rows per batch element
     out = np.empty((x.shape[0] * per, kmat.shape[1]), x.dtype)
     for lo, hi in _batch_blocks(windows):
-        np.matmul(_cols(windows[lo:hi], per * (hi - lo)), kmat, out=out[per * lo:per * hi])
+        np.matmul(_cols(x, windows, lo, hi), kmat, out=out[per * lo:per * hi])
     return out.reshape(x.shape[0], *out_sp, k.shape[-1])
 
 
@@ -168,16 +168,24 @@ def _batch_blocks(windows: np.ndarray) -> list[tuple[int, int]]:
     return [(i, min(b, i + step)) for i in range(0, b, step)]
 
 
-def _cols(windows: np.ndarray, rows: int) -> np.ndarray:
-    """The windows matrix (rows, window size x features) of windows (batch, *out, *window,
-    feat), gathered in the order that copies longest runs: rows-major when the input has
-    enough features (runs of window width x features), otherwise window-major (runs along
-    the output's last spatial dimension) and transposed (a view)."""
+def _cols(x: np.ndarray, windows: np.ndarray, lo: int, hi: int) -> np.ndarray:
+    """The windows matrix (rows, window size x features) of batch elements lo:hi of
+    windows (batch, *out, *window, feat), a view of x: gathered in the order that copies
+    longest runs. Rows-major when the input has enough features: each run (the last window
+    dimension's elements x features, contiguous in x) copied as one item (NumPy copies a
+    few floats at a time otherwise); else window-major (runs along the output's last
+    spatial dimension) and transposed (a view)."""
     n = windows.ndim // 2 - 1
-    if windows.shape[-1] >= 4:
-        return windows.reshape(rows, -1)
-    cols_t = windows.transpose(*range(n + 1, 2 * n + 2), *range(n + 1))
-    return cols_t.reshape(-1, rows).T
+    rows = (hi - lo) * math.prod(windows.shape[1:n + 1])
+    block = windows[lo:hi]
+    if windows.shape[-1] < 4:
+        return block.transpose(*range(n + 1, 2 * n + 2), *range(n + 1)).reshape(-1, rows).T
+    if x.flags.c_contiguous and rows and windows.strides[-1] == x.itemsize \
+            and windows.strides[-2] == x.itemsize * windows.shape[-1]:
+        item = np.dtype((np.void, x.itemsize * windows.shape[-2] * windows.shape[-1]))
+        runs = np.ndarray(block.shape[:-2], item, x, lo * windows.strides[0], block.strides[:-2])
+        return np.ascontiguousarray(runs).view(x.dtype).reshape(rows, -1)
+    return block.reshape(rows, -1)
 
 
 def _windows_times_kernel(windows: np.ndarray, k: np.ndarray, rows: int, groups: int):
@@ -262,7 +270,7 @@ def _rhs_cotangent(ct, lhs, rhs_shape, *, window_strides, padding, lhs_dilation,
         per = rows // max(1, x.shape[0])
         kg = None
         for lo, hi in _batch_blocks(windows):
-            part = _cols(windows[lo:hi], per * (hi - lo)).T @ g[per * lo:per * hi]
+            part = _cols(x, windows, lo, hi).T @ g[per * lo:per * hi]
             kg = part if kg is None else np.add(kg, part, out=kg)
         k = kg.reshape(*window, cin, -1)
     else:

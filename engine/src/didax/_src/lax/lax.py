@@ -373,6 +373,8 @@ def _binary_on_host(np_fn, x, y):
     enough trailing dimensions to give NumPy's inner loop long runs: same values, ~3x
     faster."""
     xs, ys = np.shape(x), np.shape(y)
+    if np_fn is np.maximum and not ys and _relu_fits(x, y):
+        return _max_with_zero(x)
     if xs == ys or len(xs) != len(ys):
         return np_fn(x, y)
     big, small = (x, y) if np.size(x) > np.size(y) else (y, x)
@@ -390,6 +392,24 @@ def _binary_on_host(np_fn, x, y):
     rows = big.reshape(-1, run)
     out = np_fn(rows, tile) if big is x else np_fn(tile, rows)
     return out.reshape(shape)
+
+
+_UINT_BITS = {np.dtype(np.float32): np.uint32, np.dtype(np.float64): np.uint64}
+
+
+def _relu_fits(x, y) -> bool:
+    return (type(x) is np.ndarray and x.size >= 4 * _LONG_RUN and x.dtype in _UINT_BITS
+            and type(y) is np.ndarray and y.dtype == x.dtype
+            and not y.view(_UINT_BITS[x.dtype]))
+
+
+def _max_with_zero(x: np.ndarray) -> np.ndarray:
+    """np.maximum(x, +0.0) (a ReLU) with the same bits, ~1.5x faster: x where x > 0 or x is
+    NaN, else +0.0 (-0.0 too), as x's bits times 0 or 1 (NumPy's maximum loop is slow)."""
+    u = _UINT_BITS[x.dtype]
+    keep = np.less_equal(x, 0)
+    np.logical_not(keep, out=keep)
+    return np.multiply(x.view(u), keep.view(np.uint8), dtype=u).view(x.dtype)
 
 
 def _binop(name, accepted, np_fn, jvp, lower, transpose=NONLINEAR, result_dtype=None,
