@@ -10,6 +10,7 @@ from didax._src.sharding import SingleDeviceSharding as SingleDeviceSharding
 from didax._src.sharding import get_abstract_mesh as get_abstract_mesh
 from didax._src.sharding import get_mesh as get_mesh
 from didax._src.sharding import set_mesh as set_mesh
+from didax._src.sharding import use_abstract_mesh as use_abstract_mesh
 from didax._src.sharding import use_mesh as use_mesh
 from didax._src.sharding_api import reshard as reshard
 

@@ -24,7 +24,6 @@ from collections.abc import Callable
 from didax._src.jax_api_names import JAX_NAMES, JAX_SUBMODULES
 
 _ALTERNATIVES: dict[str, str] = {
-    "jax.shard_map": "map over devices with jax.pmap, or over a batch axis with jax.vmap",
     "jax.smap": "use jax.vmap",
     "jax.new_ref": "carry state explicitly (as function arguments and results)",
     "jax.empty_ref": "carry state explicitly (as function arguments and results)",

@@ -21,6 +21,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from didax._src import core, debug_nans, dtypes, sharded_exec, source_info, xla_backend
+from didax._src import sharding
 from didax._src.api_util import (
     ShapeDtypeStruct,
     ensure_index_tuple,
@@ -567,6 +568,9 @@ class JitWrapped:
         s_types = (tuple(type(v) for v in static_vals), tuple(type(v) for _, v in s_kw)
                    ) if static_vals or s_kw else ()
         key = (static_vals, s_kw, s_types, in_tree, in_avals)
+        layouts = sharding.arg_layouts(flat) if core.has_special(flat) else None
+        if layouts is not None:  # (shard_map in the body reads its arguments' layouts)
+            key += (layouts,)
         # The recorder traces anew (where the user's frames can be seen), into a cache of
         # its own: calls with the same types still share one body, as under JAX.
         cache = _fresh.cache.setdefault(id(self._cache), {}) if _fresh.depth else self._cache
@@ -574,13 +578,17 @@ class JitWrapped:
         if entry is None:
             if config.jax_explain_cache_misses:
                 _explain_miss(self.fun, cache, key)
-            entry = cache[key] = self._make_entry(args, static, dict(s_kw), in_tree, in_avals)
+            entry = cache[key] = self._make_entry(args, static, dict(s_kw), in_tree, in_avals,
+                                                  layouts)
         return entry, flat, key
 
-    def _make_entry(self, args, static, static_kw, in_tree, in_avals) -> _CacheEntry:
+    def _make_entry(self, args, static, static_kw, in_tree, in_avals,
+                    layouts=None) -> _CacheEntry:
         fun = self.fun
 
         def f(*dyn, **kw):
+            if layouts is not None:
+                sharding.note_traced_layouts(tree_flatten((dyn, kw))[0], layouts)
             it = iter(dyn)
             full = [args[i] if i in static else next(it) for i in range(len(args))]
             return fun(*full, **kw, **static_kw)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import enum
 import itertools
 import math
+import weakref
 from collections import OrderedDict
 from collections.abc import Sequence
 from typing import Any
@@ -206,8 +207,75 @@ def get_mesh() -> Mesh | None:
 
 
 def get_abstract_mesh() -> AbstractMesh:
+    if _abstract_override:
+        return _abstract_override[-1]
     m = _mesh_state.mesh
     return m.abstract_mesh if m is not None else AbstractMesh((), ())
+
+
+_abstract_override: list = []
+
+
+class use_abstract_mesh:  # noqa: N801 (JAX's name)
+    """`jax.sharding.use_abstract_mesh(mesh)`: inside, the current mesh has mesh's axes
+    (over the first devices, for shardings that need them)."""
+
+    def __init__(self, mesh: AbstractMesh):
+        self.mesh = mesh
+
+    def __enter__(self):
+        m = self.mesh
+        devices = xla_backend.devices()
+        if m.size > len(devices):
+            raise ValueError(f"Number of devices {len(devices)} must be >= the product of "
+                             f"mesh shape {m.size}")
+        arr = np.empty(m.size, dtype=object)
+        arr[:] = devices[:m.size]
+        self.prev = _mesh_state.mesh
+        _mesh_state.mesh = Mesh(arr.reshape(m.axis_sizes), m.axis_names, m.axis_types)
+        _abstract_override.append(m)
+        return m
+
+    def __exit__(self, *exc):
+        _mesh_state.mesh = self.prev
+        _abstract_override.pop()
+        return False
+
+
+# Layouts of the values a jitted function is traced with (id -> (weakref, NamedSharding)):
+# shard_map infers in_specs from them, as JAX reads them off the types.
+_traced_layouts: dict = {}
+
+
+def note_traced_layouts(values, layouts) -> None:
+    """Remembers that each traced value stands for an argument with that layout."""
+    for k in [k for k, (r, _) in _traced_layouts.items() if r() is None]:
+        del _traced_layouts[k]
+    for v, s in zip(values, layouts):
+        if s is not None:
+            _traced_layouts[id(v)] = (weakref.ref(v), s)
+
+
+def arg_layouts(flat) -> tuple | None:
+    """The layouts of a call's sharded arguments (None when none is sharded)."""
+    out = tuple(x._named if type(x) is ShardedArray else None for x in flat)
+    return out if any(s is not None for s in out) else None
+
+
+def layout_of(x) -> NamedSharding | None:
+    """x's layout over a mesh: a sharded array's, or that of the argument a traced value
+    (or the primal under it) stands for; None when unknown or not laid out."""
+    for _ in range(8):
+        if type(x) is ShardedArray:
+            return x._named
+        hit = _traced_layouts.get(id(x))
+        if hit is not None and hit[0]() is x:
+            return hit[1]
+        inner = getattr(x, "primal", None)
+        if inner is None:
+            return None
+        x = inner
+    return None
 
 
 def _aval_sharding(aval) -> NamedSharding:

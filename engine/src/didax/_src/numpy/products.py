@@ -42,8 +42,9 @@ def _result_type(a, b, preferred_element_type, name):
     return dtypes.check_and_canonicalize_user_dtype(preferred_element_type, name), False
 
 
-def _dot_general(a, b, dn, precision, pet, weak):
-    out = lred.dot_general(a, b, dn, precision=precision, preferred_element_type=pet)
+def _dot_general(a, b, dn, precision, pet, weak, out_sharding=None):
+    out = lred.dot_general(a, b, dn, precision=precision, preferred_element_type=pet,
+                           out_sharding=out_sharding)
     return convert(out, pet, weak)
 
 
@@ -57,7 +58,7 @@ def dot(a, b, *, precision=None, preferred_element_type=None, out_sharding=None)
         contract = ((na - 1,), (0,))
     else:
         contract = ((na - 1,), (nb - 2,))
-    return _dot_general(a, b, (contract, ((), ())), precision, pet, weak)
+    return _dot_general(a, b, (contract, ((), ())), precision, pet, weak, out_sharding)
 
 
 def _classify_batch(a_batch, b_batch):
