@@ -62,12 +62,33 @@ class ShardMapTrace(core.Trace):
         return [self.new(o, v) for o, v in zip(outs, out_vmas)]
 
     def process_primitive(self, primitive, args, params):
+        if primitive.name in _PER_DEVICE:
+            return self._per_device(primitive, args, params)
+
         def fun(*xs):
             out = primitive.bind(*xs, **params)
             return list(out) if primitive.multiple_results else [out]
 
         outs = self._apply(fun, args)
         return outs if primitive.multiple_results else outs[0]
+
+    def _per_device(self, primitive, args, params):
+        """A callback runs once per device, on that device's blocks (as in JAX)."""
+        vals, vmas = self._unpack(args)
+        sizes = tuple(s for _, s in self.axes)
+        results = []
+        with set_current_trace(self.parent_trace):
+            for idx in np.ndindex(*sizes):
+                blocks = [_block_at(v, vma, idx, self.axes) for v, vma in zip(vals, vmas)]
+                out = primitive.bind(*blocks, **params)
+                results.append(list(out) if primitive.multiple_results else [out])
+            outs = []
+            for k in range(len(results[0]) if results else 0):
+                parts = [shapes.expand_dims(r[k], (0,)) for r in results]
+                stacked = shapes.concatenate(parts, 0)
+                outs.append(shapes.reshape(stacked, (*sizes, *np.shape(results[0][k]))))
+        tracers = [self.new(o, {n for n, _ in self.axes}) for o in outs]
+        return tracers if primitive.multiple_results else tracers[0]
 
     def process_custom_jvp_call(self, primitive, fun, jvp, args, *, symbolic_zeros):
         return self._apply(lambda *xs: primitive.bind_custom_jvp(fun, jvp, xs,
@@ -77,6 +98,16 @@ class ShardMapTrace(core.Trace):
                                 symbolic_zeros):
         return self._apply(lambda *xs: primitive.bind_custom_vjp(fun, fwd, bwd, xs,
                                                                  symbolic_zeros), args)
+
+
+# Host callbacks: called once per device with its blocks, rather than vmapped.
+_PER_DEVICE = frozenset({"pure_callback", "io_callback", "debug_callback", "debug_print"})
+
+
+def _block_at(val, vma, idx, axes):
+    """The block of device idx (its coordinates along axes) of a compact value."""
+    k = tuple(i for (n, _), i in zip(axes, idx) if n in vma)
+    return val[k] if k else val
 
 
 def apply_nested(fun: Callable, axes: Sequence, vals: Sequence, vmas: Sequence

@@ -98,9 +98,25 @@ def call_sharded(closed: ClosedJaxpr, args: Sequence, name: str,
     table = _programs.setdefault(closed, {})
     program = table.get((shardings, out_shardings))
     if program is None:
-        program = table[(shardings, out_shardings)] = _compile(closed, mesh, shardings, name,
-                                                               out_shardings)
+        try:
+            program = _compile(closed, mesh, shardings, name, out_shardings)
+        except _HostCallbacks:
+            program = _on_host
+        table[(shardings, out_shardings)] = program
+    if program is _on_host:
+        return _on_host(closed, args)
     return program(args)
+
+
+class _HostCallbacks(Exception):
+    """The program calls back into Python: XLA's SPMD partitioner cannot place that."""
+
+
+def _on_host(closed: ClosedJaxpr, args) -> list:
+    """A computation with callbacks, over sharded arrays: run on the gathered values (as
+    JAX gathers a callback's operands: one call with the whole array)."""
+    host = [Array(x._value, x.aval) if type(x) is ShardedArray else x for x in args]
+    return core.eval_jaxpr(closed.jaxpr, closed.consts, *host)
 
 
 def _compile(closed: ClosedJaxpr, mesh: Mesh, shardings, name: str,
@@ -119,7 +135,7 @@ def _compile(closed: ClosedJaxpr, mesh: Mesh, shardings, name: str,
         text = _annotate_results(text, [s.hlo_string(len(a.shape)) for s, a in
                                         zip(out_shardings, closed.out_avals)])
     if module.host_callbacks:
-        raise NotImplementedError("callbacks in a computation over sharded arrays")
+        raise _HostCallbacks()
     xc = xla_backend.xc()
     opts = xc.CompileOptions()
     opts.num_partitions, opts.num_replicas = mesh.size, 1
