@@ -149,11 +149,11 @@ from didax._src.pmap import device_count as device_count
 from didax._src.pmap import local_device_count as local_device_count
 from didax._src.pmap import local_devices as local_devices
 from didax._src.pmap import pmap as pmap
+from didax._src.shard_map import shard_map as shard_map
 from didax._src.sharding import NamedSharding as NamedSharding
 from didax._src.sharding import PartitionSpec as P
 from didax._src.sharding import make_mesh as make_mesh
 from didax._src.sharding import set_mesh as set_mesh
-from didax._src.shard_map import shard_map as shard_map
 from didax._src.sharding_api import make_array_from_callback as make_array_from_callback
 from didax._src.sharding_api import reshard as reshard
 from didax._src.tree_util import tree_flatten as _tree_flatten  # noqa: F401

@@ -20,8 +20,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from didax._src import core, debug_nans, dtypes, sharded_exec, source_info, xla_backend
-from didax._src import sharding
+from didax._src import core, debug_nans, dtypes, sharded_exec, sharding, source_info, xla_backend
 from didax._src.api_util import (
     ShapeDtypeStruct,
     ensure_index_tuple,

@@ -28,7 +28,6 @@ import contextlib
 import functools
 import math
 import weakref
-from collections.abc import Callable
 
 import numpy as np
 
@@ -39,6 +38,13 @@ from didax._src.interpreters import ad, lowering
 from didax._src.interpreters import partial_eval as pe
 from didax._src.lax import parallel, shapes
 from didax._src.lax._define import def_primitive
+from didax._src.shard_map_checks import (
+    check_in_layouts,
+    check_specs,
+    check_specs_vs_args,
+    out_rank_error,
+    vma_error,
+)
 from didax._src.shard_map_trace import ShardMapTrace, ShardMapTracer, assemble, spec_axes, split
 from didax._src.sharding import (
     AbstractMesh,
@@ -50,13 +56,6 @@ from didax._src.sharding import (
     get_mesh,
     layout_of,
     put_sharded,
-)
-from didax._src.shard_map_checks import (
-    check_in_layouts,
-    check_specs,
-    check_specs_vs_args,
-    out_rank_error,
-    vma_error,
 )
 from didax._src.tree_util import broadcast_prefix, tree_flatten, tree_unflatten
 
@@ -103,8 +102,8 @@ def _shard_map(f, *, mesh, in_specs, out_specs, axis_names, check_vma):
         dyn = [s is not None for s in specs]
         dyn_args = [x for x, d in zip(flat, dyn) if d]
         dyn_specs = tuple(s for s in specs if s is not None)
-        check_specs_vs_args(f, m, in_tree, in_specs, [i for i, d in enumerate(dyn) if d],
-                            dyn_specs, dyn_args)
+        check_specs_vs_args(f, m, args, [i for i, d in enumerate(dyn) if d], dyn_specs,
+                            dyn_args)
         if in_specs is not Infer and set(names) == set(m.axis_names) and \
                 all(t == AxisType.Explicit for t in m.axis_types):
             check_in_layouts(dyn_args, dyn_specs)
@@ -114,9 +113,9 @@ def _shard_map(f, *, mesh, in_specs, out_specs, axis_names, check_vma):
             it, st = iter(xs), iter(x for x, d in zip(flat, dyn) if not d)
             return f(*tree_unflatten(in_tree, [next(it) if d else next(st) for d in dyn]))
 
-        if type(core.trace_ctx.trace) is pe.DynamicJaxprTrace:
-            return _staged(call, f, m, axes, dyn_args, dyn_specs, out_specs, check_vma)
-        return _emulated(call, f, m, axes, dyn_args, dyn_specs, out_specs, check_vma)
+        if core.trace_ctx.trace is core.eval_trace:
+            return _emulated(call, m, axes, dyn_args, dyn_specs, out_specs, check_vma)
+        return _staged(call, f, m, axes, dyn_args, dyn_specs, out_specs, check_vma)
 
     return wrapped
 
@@ -191,13 +190,11 @@ def _bound(axes):
 # ----------------------------------------------------------------------------------------
 
 
-def _emulated(call, f, mesh, axes, args, in_specs, out_specs, check_vma):
-    """The body run under a ShardMapTrace over the current trace; eagerly, the results are
-    laid out over the mesh by their out_specs."""
-    eager = core.trace_ctx.trace is core.eval_trace
-    if eager:
-        args = [Array(np.asarray(x._value), x.aval) if type(x) is ShardedArray else x
-                for x in args]
+def _emulated(call, mesh, axes, args, in_specs, out_specs, check_vma):
+    """Eagerly: the body run under a ShardMapTrace (on the gathered values); the results
+    are laid out over the mesh by their out_specs."""
+    args = [Array(np.asarray(x._value), x.aval) if type(x) is ShardedArray else x
+            for x in args]
     store: dict = {}
 
     def specs_of(outs):
@@ -207,10 +204,9 @@ def _emulated(call, f, mesh, axes, args, in_specs, out_specs, check_vma):
             raise ValueError(f"shard_map out_specs: {e}") from None
         return store["specs"]
 
-    name = "_rem_singleton" if eager else getattr(f, "__name__", str(f))
-    outs, tree = run(call, mesh, axes, args, in_specs, specs_of, check_vma, name, f)
-    if eager:
-        outs = [_place(o, s, mesh) for o, s in zip(outs, store["specs"])]
+    # (JAX names the function of its eager output conversion in this error)
+    outs, tree = run(call, mesh, axes, args, in_specs, specs_of, check_vma, "_rem_singleton")
+    outs = [_place(o, s, mesh) for o, s in zip(outs, store["specs"])]
     return tree_unflatten(tree, outs)
 
 
@@ -298,7 +294,7 @@ def _staged(call, f, mesh, axes, args, in_specs, out_specs, check_vma):
     params = dict(jaxpr=closed, mesh=mesh.abstract_mesh, in_specs=tuple(in_specs),
                   out_specs=tuple(store["specs"]), check_vma=check_vma,
                   newly_manual_axes=frozenset(sizes))
-    _emulation(params, getattr(f, "__name__", "f"))  # (raises JAX's errors now)
+    _emulation(params, getattr(f, "__name__", str(f)))  # (raises JAX's errors now)
     outs = shard_map_p.bind(*consts, *args, **params)
     return tree_unflatten(store["tree"], outs)
 
@@ -354,9 +350,17 @@ def _abstract_eval(*avals, jaxpr, mesh, in_specs, out_specs, check_vma, newly_ma
     return [_global_aval(a, s, sizes) for a, s in zip(jaxpr.out_avals, out_specs)]
 
 
+def _call(closed: ClosedJaxpr, args) -> list:
+    """closed applied as one jitted call: over sharded arrays it is partitioned as a whole
+    (rather than operation by operation under the explicit-layout rules)."""
+    from didax._src.pjit import jit_p  # noqa: PLC0415
+
+    return jit_p.bind(*args, jaxpr=closed, name="shard_map",
+                      donated_invars=(False,) * len(args), keep_unused=False, inline=False)
+
+
 def _impl(*args, **params):
-    emul = _emulation(params)
-    return core.eval_jaxpr(emul.jaxpr, emul.consts, *args)
+    return _call(_emulation(params), args)
 
 
 def _jvp(primals, tangents, **params):
@@ -364,7 +368,7 @@ def _jvp(primals, tangents, **params):
     nonzeros = tuple(type(t) is not ad.Zero for t in tangents)
     jvp_closed, out_nz = ad.jvp_jaxpr(emul, nonzeros, instantiate=False)
     nz = [t for t in tangents if type(t) is not ad.Zero]
-    outs = core.eval_jaxpr(jvp_closed.jaxpr, jvp_closed.consts, *primals, *nz)
+    outs = _call(jvp_closed, [*primals, *nz])
     n = len(emul.out_avals)
     it = iter(outs[n:])
     return outs[:n], [next(it) if z else ad.Zero(a.to_tangent_aval())
@@ -378,7 +382,7 @@ def _transpose(cts, *args, **params):
            ad.zeros_like_aval(a) for c, a in zip(cts, emul.out_avals)]
     t = ad.transpose_jaxpr(emul, linear)
     nonlin = [a for a in args if not ad.is_undefined_primal(a)]
-    outs = iter(core.eval_jaxpr(t.jaxpr, t.consts, *nonlin, *cts))
+    outs = iter(_call(t, [*nonlin, *cts]))
     return [next(outs) if lin else None for lin in linear]
 
 
@@ -387,7 +391,7 @@ def _batch(axis_data, vals, dims, **params):
 
     emul = _emulation(params)
     batched, out_dims = batch_jaxpr(emul, axis_data, tuple(dims))
-    return core.eval_jaxpr(batched.jaxpr, batched.consts, *vals), out_dims
+    return _call(batched, vals), out_dims
 
 
 def _lower(ctx, *args, **params):

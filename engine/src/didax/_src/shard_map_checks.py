@@ -6,13 +6,14 @@ May import core, sharding, tree_util.
 
 from __future__ import annotations
 
+import inspect
 import math
 
 import numpy as np
 
 from didax._src import core
 from didax._src.sharding import PartitionSpec, layout_of
-from didax._src.tree_util import tree_leaves
+from didax._src.tree_util import keystr, tree_flatten_with_path, tree_leaves
 
 
 def _names(part) -> tuple:
@@ -47,7 +48,25 @@ def _fun_name(f) -> str:
     return getattr(f, "__name__", str(f))
 
 
-def check_specs_vs_args(f, mesh, in_tree, in_specs, dyn_argnums, specs, args) -> None:
+def _where(f, all_args, i) -> tuple[str, str]:
+    """args[k]... of flat argument i, and JAX's note on the parameter it is bound to."""
+    path = tree_flatten_with_path(all_args)[0][i][0]
+    key = f"args{keystr(path)}"
+    try:
+        params = [p for p in inspect.signature(f).parameters.values()
+                  if p.kind not in (p.KEYWORD_ONLY, p.VAR_KEYWORD)]
+    except (TypeError, ValueError):
+        return key, ""
+    idx = path[0].idx
+    first = f"args{keystr(path[:1])}"
+    if idx >= len(params) or params[idx].kind == params[idx].VAR_POSITIONAL:
+        return key, (f", where {first} is the index {idx - len(params) + 1} component of "
+                     f"{_fun_name(f)}'s varargs parameter '{params[-1].name}',"
+                     if params else "")
+    return key, f", where {first} is bound to {_fun_name(f)}'s parameter '{params[idx].name}',"
+
+
+def check_specs_vs_args(f, mesh, all_args, dyn_argnums, specs, args) -> None:
     """in_specs no longer than their arguments' ranks and dividing their sizes."""
     name = _fun_name(f)
     avals = [core.get_aval(x) for x in args]
@@ -63,14 +82,15 @@ def check_specs_vs_args(f, mesh, in_tree, in_specs, dyn_argnums, specs, args) ->
                 f"Either revise the spec to be shorter, or modify '{name}' so that its "
                 "inputs have sufficient rank.")
     msgs = []
-    for s, a in zip(specs, avals):
+    for i, s, a in zip(dyn_argnums, specs, avals):
         for d, part in enumerate(s):
             ns = _names(part)
             sz = math.prod(mesh.shape[n] for n in ns)
             if ns and a.shape[d] % sz:
                 axis = f"axes {ns}" if len(ns) > 1 else f"axis '{ns[0]}'"
                 total = "total " if len(ns) > 1 else ""
-                msgs.append(f"* the passed args of shape {a.str_short()} corresponds to "
+                key, extra = _where(f, all_args, i)
+                msgs.append(f"* the passed {key} of shape {a.str_short()}{extra} corresponds to "
                             f"in_specs of value {s}, which maps array axis {d} (of size "
                             f"{a.shape[d]}) to mesh {axis} (of {total}size {sz}), but {sz} "
                             f"does not evenly divide {a.shape[d]}")

@@ -6,6 +6,15 @@ from didax._src.lax.bitcast import (
 from didax._src.lax.bitcast import (
     bitcast_convert_type_p as bitcast_convert_type_p,
 )
+from didax._src.lax.collectives import all_to_all as all_to_all
+from didax._src.lax.collectives import all_to_all_p as all_to_all_p
+from didax._src.lax.collectives import axis_size_of as axis_size
+from didax._src.lax.collectives import pcast as pcast
+from didax._src.lax.collectives import ppermute as ppermute
+from didax._src.lax.collectives import ppermute_p as ppermute_p
+from didax._src.lax.collectives import psum_scatter as psum_scatter
+from didax._src.lax.collectives import pvary as pvary
+from didax._src.lax.collectives import reduce_scatter_p as reduce_scatter_p
 from didax._src.lax.control_flow import (
     associative_scan as associative_scan,
 )
@@ -335,15 +344,6 @@ from didax._src.lax.lax import (
 from didax._src.lax.lax import (
     zeta as zeta,
 )
-from didax._src.lax.collectives import all_to_all as all_to_all
-from didax._src.lax.collectives import all_to_all_p as all_to_all_p
-from didax._src.lax.collectives import axis_size_of as axis_size
-from didax._src.lax.collectives import pcast as pcast
-from didax._src.lax.collectives import ppermute as ppermute
-from didax._src.lax.collectives import ppermute_p as ppermute_p
-from didax._src.lax.collectives import psum_scatter as psum_scatter
-from didax._src.lax.collectives import pvary as pvary
-from didax._src.lax.collectives import reduce_scatter_p as reduce_scatter_p
 from didax._src.lax.parallel import (
     all_gather as all_gather,
 )
