@@ -13,7 +13,7 @@ from didax._src.jax_api_names import JAX_NAMES, JAX_SUBMODULES
 
 
 # names didax does not implement (when one gets implemented, pick another still missing)
-@pytest.mark.parametrize("module,name", [("didax", "shard_map"), ("didax.lax", "ragged_dot"),
+@pytest.mark.parametrize("module,name", [("didax", "smap"), ("didax.lax", "ragged_dot"),
                                          ("didax.scipy.special", "spence"),
                                          ("didax.scipy.special", "fresnel")])
 def test_known_names_raise_not_implemented(module, name):

@@ -19,7 +19,8 @@ per-device jaxpr; that equation lowers, evaluates, differentiates and batches th
 emulation (the body's jaxpr run by a ShardMapTrace over global arrays), so `grad` of a
 shard_map is the gradient of the same global function JAX differentiates.
 
-May import core, the interpreters, lax, array, sharding, sharded_exec, pjit, tree_util.
+May import core, the interpreters, lax, array, sharding, pjit, pmap (whose shard_map
+primitive it shares), tree_util.
 """
 
 from __future__ import annotations
@@ -28,16 +29,17 @@ import contextlib
 import functools
 import math
 import weakref
+from collections.abc import Callable
 
 import numpy as np
 
 from didax._src import core
+from didax._src import pmap as _pmap
 from didax._src.array import Array
 from didax._src.core import ClosedJaxpr, ShapedArray, Tracer
-from didax._src.interpreters import ad, lowering
+from didax._src.interpreters import ad, batching, lowering
 from didax._src.interpreters import partial_eval as pe
 from didax._src.lax import parallel, shapes
-from didax._src.lax._define import def_primitive
 from didax._src.shard_map_checks import (
     check_in_layouts,
     check_specs,
@@ -405,7 +407,35 @@ def _lower(ctx, *args, **params):
     return lowering.call_function(ctx, sym, args, ctx.avals_out)
 
 
-shard_map_p = def_primitive(
-    "shard_map", abstract_eval=_abstract_eval, impl=None, eager_impl=_impl, jvp=_jvp,
-    transpose=_transpose, batch=_batch, lower=_lower, multiple_results=True)
-shard_map_p.is_higher_order = True
+# One `shard_map` primitive, pmap's: its equations over a sharding mesh (AbstractMesh)
+# use the rules above, pmap's (over its one-axis device mesh) keep pmap's rules.
+shard_map_p = _pmap.shard_map_p
+
+
+def _over_mesh(params) -> bool:
+    return isinstance(params.get("mesh"), AbstractMesh)
+
+
+def _dispatch(mine: Callable, theirs: Callable) -> Callable:
+    def rule(*args, **params):
+        return (mine if _over_mesh(params) else theirs)(*args, **params)
+    return rule
+
+
+def _pe_rule(theirs: Callable) -> Callable:
+    def rule(trace, *args, **params):
+        if _over_mesh(params):
+            return trace.default_process_primitive(shard_map_p, args, params)
+        return theirs(trace, *args, **params)
+    return rule
+
+
+shard_map_p.abstract_eval = _dispatch(_abstract_eval, shard_map_p.abstract_eval)
+shard_map_p.impl = _dispatch(_impl, shard_map_p.impl)
+ad.primitive_jvps[shard_map_p] = _dispatch(_jvp, ad.primitive_jvps[shard_map_p])
+ad.primitive_transposes[shard_map_p] = _dispatch(_transpose,
+                                                 ad.primitive_transposes[shard_map_p])
+batching.primitive_batchers[shard_map_p] = _dispatch(_batch,
+                                                     batching.primitive_batchers[shard_map_p])
+lowering.lowerings[shard_map_p] = _dispatch(_lower, lowering.lowerings[shard_map_p])
+pe.partial_eval_rules[shard_map_p] = _pe_rule(pe.partial_eval_rules[shard_map_p])
