@@ -562,6 +562,27 @@ named_rec("all_gather_tiled", ("all_gather",), _named(
     lambda jnp, lax: lambda x: lax.all_gather(x, "i", axis=1, tiled=True)), (f32,),
     shapes=[((4, 2, 3),)], in_axes=[(0,)])
 
+_RING = [(0, 1), (1, 2), (2, 3), (3, 0)]
+_VALUE_MODES = ("eval", "jvp", "vjp", "grad")  # (JAX's batching rules emit other operations)
+named_rec("ppermute", ("ppermute",), _named(
+    lambda jnp, lax: lambda x: lax.ppermute(x, "i", _RING) * 2), (f32, i32),
+    shapes=[((4, 3),)], in_axes=[(0,)], modes=_VALUE_MODES)
+named_rec("ppermute_reverse", ("ppermute",), _named(
+    lambda jnp, lax: lambda x: lax.ppermute(x, "i", [(k, 3 - k) for k in range(4)])), (f32,),
+    shapes=[((4, 3),)], in_axes=[(0,)], modes=_VALUE_MODES)
+named_rec("psum_scatter", ("reduce_scatter",), _named(
+    lambda jnp, lax: lambda x: lax.psum_scatter(x, "i")), (f32, i32),
+    shapes=[((4, 4, 3),)], in_axes=[(0,)], modes=_VALUE_MODES)
+named_rec("psum_scatter_tiled", ("reduce_scatter",), _named(
+    lambda jnp, lax: lambda x: lax.psum_scatter(x, "i", scatter_dimension=1, tiled=True)),
+    (f32,), shapes=[((4, 3, 8),)], in_axes=[(0,)], modes=_VALUE_MODES)
+named_rec("all_to_all", ("all_to_all",), _named(
+    lambda jnp, lax: lambda x: lax.all_to_all(x, "i", 0, 1)), (f32, i32),
+    shapes=[((4, 4, 3),)], in_axes=[(0,)], modes=_VALUE_MODES)
+named_rec("all_to_all_tiled", ("all_to_all",), _named(
+    lambda jnp, lax: lambda x: lax.all_to_all(x, "i", 1, 0, tiled=True)), (f32,),
+    shapes=[((4, 2, 8),)], in_axes=[(0,)], modes=_VALUE_MODES)
+
 
 # ----------------------------------------------------------------------------------------
 # running a record
@@ -627,6 +648,8 @@ TESTED_ELSEWHERE = {
                              "of max pooling (test_windowed_reductions.py)",
     "select_and_scatter_add": "the transpose of select_and_gather_add: reached through "
                               "gradients of max pooling (test_windowed_reductions.py)",
+    "pvary": "shard_map's cast to a varying value: only meaningful in a shard_map body "
+             "(test_shard_map.py)",
     "empty2": "the uninitialized filler of cond's residuals: only reachable through "
               "partial evaluation of lax.cond (control-flow tests)",
 }
