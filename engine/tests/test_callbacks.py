@@ -453,7 +453,24 @@ PRINTS = {
     "unused_keyword": lambda jx, n, io_: jx.debug.print("{}", 1.0, y=2.0),
     "missing_key": lambda jx, n, io_: jx.debug.print("{z}", y=2.0),
     "two_call_bad": lambda jx, n, io_: jx.debug.print(1.0, ordered=True),
+    # a print inside a custom rule's function is kept though only its gradient is used
+    "custom_vjp_jit_grad": lambda jx, n, io_: _print_in_custom_rule(jx, "vjp"),
+    "custom_jvp_jit_grad": lambda jx, n, io_: _print_in_custom_rule(jx, "jvp"),
 }
+
+
+def _print_in_custom_rule(jx, kind):
+    def f(x):
+        jx.debug.print(kind + " {}", x)
+        return x * x
+
+    if kind == "vjp":
+        g = jx.custom_vjp(f)
+        g.defvjp(lambda x: (g(x), x), lambda r, ct: (2 * r * ct,))
+    else:
+        g = jx.custom_jvp(f)
+        g.defjvp(lambda p, t: (g(p[0]), 2 * p[0] * t[0]))
+    return jx.jit(jx.grad(g))(1.5)
 
 
 def _with_precision(fn):

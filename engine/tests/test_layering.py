@@ -40,7 +40,7 @@ PLACEMENT: list[tuple[str, str]] = [
                                  "example_libraries.*",
                                  "nn_*", "scipy", "scipy.*", "ad_checkpoint", "closure_convert", "debugger")],
     *[(m, "transformations") for m in ("api", "api_extras", "pmap", "shard_map", "shard_map_*", "export", "test_util",
-                                       "export_format", "viz", "vjp_fun", "lib", "lib.*", "scipy_kde", "scipy_optimize", "linear_solve", "ode", "attention", "sharding_api",
+                                       "export_format", "viz", "vjp_fun", "lib", "lib.*", "scipy_kde", "scipy_optimize", "linear_solve", "ode", "attention", "sharding_api", "checkify", "checkify_*",
                                        "viz.*")],
 ]
 

@@ -397,9 +397,14 @@ def _custom_jvp_pp(eqn):
 
 
 def _custom_call_dce(used_outputs, eqn):
-    if not any(used_outputs):
+    if not any(used_outputs) and not eqn.effects:
         return [False] * len(eqn.invars), None
     return [True] * len(eqn.invars), eqn
+
+
+def _custom_call_effects(*, call_jaxpr, **params):
+    """The effects of the function (a debug print or a check in it is never dropped)."""
+    return call_jaxpr.effects
 
 
 custom_jvp_call_p.abstract_eval = _custom_call_abstract_eval
@@ -407,6 +412,7 @@ custom_jvp_call_p.impl = None
 lowering.lowerings[custom_jvp_call_p] = _inline_lower
 core.pp_params_rules[custom_jvp_call_p] = _custom_jvp_pp
 pe.dce_rules[custom_jvp_call_p] = _custom_call_dce
+pe.effects_rules[custom_jvp_call_p] = _custom_call_effects
 
 
 # ----------------------------------------------------------------------------------------
@@ -683,6 +689,7 @@ custom_vjp_call_p.abstract_eval = _custom_call_abstract_eval
 lowering.lowerings[custom_vjp_call_p] = _inline_lower
 core.pp_params_rules[custom_vjp_call_p] = _custom_vjp_pp
 pe.dce_rules[custom_vjp_call_p] = _custom_call_dce
+pe.effects_rules[custom_vjp_call_p] = _custom_call_effects
 
 
 # --- custom_lin: the linear stand-in for a custom_vjp's tangent map --------------------

@@ -36,7 +36,6 @@ _ALTERNATIVES: dict[str, str] = {
     "jax.distributed": "run on the local CPU devices (jax.devices())",
     "jax.scipy.sparse.linalg.gmres": "use jax.scipy.sparse.linalg.bicgstab (or cg)",
     "jax.custom_batching": "write the batching with jax.vmap of a plain function",
-    "jax.experimental.checkify": "check values with jax.debug.print or jax.debug.callback",
 }
 
 _MODULE_DEFAULTS: dict[str, str] = {
