@@ -132,6 +132,32 @@ def test_vjp_pullback_is_a_pytree():
     assert_same(got[1:], want[1:])
 
 
+def test_vjp_args_res():
+    """VJP.args_res: the inputs the pullback reads (NotNeeded() for the others), as a list
+    per positional input, replaceable before the backward pass (also inside jit)."""
+    def run(lib):
+        jnp = lib.numpy
+        layer = lambda W, x: jnp.tanh(x @ W)  # noqa: E731
+        W, x = jnp.arange(9.0).reshape(3, 3) / 10, jnp.ones((2, 3))
+        y, f_vjp = lib.vjp(layer, W, x)
+        ct = jnp.ones_like(y)
+        args_res = [a is b for a, b in zip(f_vjp.args_res, (W, x))]
+        n_leaves = len(lib.tree_util.tree_leaves(f_vjp))
+        f_vjp.args_res[0] = 2 * W
+        replaced = f_vjp(ct)
+        bwd = lib.jit(lambda v, W, c: (v.args_res.__setitem__(0, W), v(c))[1])
+        _, light = lib.jit(lambda W, x: lib.vjp(layer, W, x))(W, x)
+        _, g_vjp = lib.vjp(lambda d, s: d["bye"] @ d["hi"] * s,
+                           {"hi": jnp.ones((4, 5)), "bye": jnp.ones((3, 4))}, 2.0)
+        shapes = lib.tree_util.tree_map(jnp.shape, g_vjp.args_res)
+        g_vjp.args_res = [{"hi": jnp.ones((4, 5)), "bye": 3 * jnp.ones((3, 4))}, 2.0]
+        return [args_res, n_leaves, replaced, bwd(light, W, ct), str(shapes),
+                g_vjp(jnp.ones((3, 5)))]
+    got, want = run(didax), run(jax)
+    assert got[:2] == want[:2] and got[4] == want[4]
+    assert_same(got[2:4] + got[5:], want[2:4] + want[5:])
+
+
 @pytest.mark.parametrize("case", ["pass", "pass_rev_order2", "fail", "tolerance"])
 def test_check_grads(case):
     def run(lib):

@@ -20,7 +20,7 @@ SHARED = [
     "jax_cpu_enable_async_dispatch", "jax_traceback_filtering", "jax_default_prng_impl",
     "jax_threefry_partitionable", "jax_log_compiles", "jax_compilation_cache_dir",
     "jax_explicit_x64_dtypes", "jax_legacy_prng_key", "jax_enable_custom_prng",
-    "jax_debug_key_reuse", "jax_check_tracer_leaks",
+    "jax_debug_key_reuse", "jax_check_tracer_leaks", "jax_remat3",
 ]
 MUTATED = [n for n in SHARED if n not in ("jax_platforms", "jax_platform_name",
                                           "jax_default_device")]
@@ -96,6 +96,7 @@ VALID = [
     ("jax_explicit_x64_dtypes", "error"), ("jax_traceback_filtering", "off"),
     ("jax_threefry_partitionable", False), ("jax_legacy_prng_key", "warn"),
     ("jax_compilation_cache_dir", "/tmp/x"), ("jax_cpu_enable_async_dispatch", False),
+    ("jax_remat3", True),
 ]
 
 

@@ -261,7 +261,7 @@ def vjp(fun: Callable, *primals, has_aux: bool = False, reduce_axes=()):
     out_tree = store["out_tree"]
     p_out = [_to_array(x) for x in p_out]
     out_avals = [core.get_aval(p).to_tangent_aval() for p in p_out]
-    f = VJP(pullback, in_tree, out_tree, out_avals, fun_name(fun), _to_array)
+    f = VJP(pullback, in_tree, out_tree, out_avals, fun_name(fun), _to_array, flat_p)
     out = tree_unflatten(out_tree, p_out)
     return (out, f, aux_cell["aux"]) if has_aux else (out, f)
 

@@ -401,6 +401,13 @@ debug_nans = bool_state("jax_debug_nans", False, "Add nan checks to every operat
 debug_infs = bool_state("jax_debug_infs", False, "Add inf checks to every operation.")
 enable_checks = bool_state(
     "jax_enable_checks", False, "Turn on invariant checking for didax internals.")
+# JAX 0.10's switch from its remat2 implementation of jax.checkpoint to remat3 (a
+# higher-order primitive called at trace time). didax has the one implementation (remat2):
+# the flag is accepted and read as in JAX; checkpointed values and gradients are the same
+# either way, while staged jaxprs keep remat2's form.
+remat3 = bool_state(
+    "jax_remat3", False, "If True, embrace the future of remat.",
+    include_in_trace_context=True)
 explain_cache_misses = bool_state(
     "jax_explain_cache_misses", False,
     "Log (at WARNING) why each `jit` call missed the tracing cache.")

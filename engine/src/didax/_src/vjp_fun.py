@@ -25,16 +25,43 @@ from didax._src.tree_util import register_pytree_node, tree_flatten, tree_unflat
 from didax._src.util import fun_name
 
 
+class NotNeeded:
+    """In `VJP.args_res`: an input of the differentiated function its pullback never reads
+    (a pytree node without leaves, as in JAX)."""
+
+    __slots__ = ()
+
+    def __repr__(self):
+        return "NotNeeded()"
+
+    def __eq__(self, other):
+        return type(other) is NotNeeded
+
+    def __hash__(self):
+        return hash(NotNeeded)
+
+
+register_pytree_node(NotNeeded, lambda x: ((), None), lambda aux, children: NotNeeded())
+
+
 class VJP:
-    """The function returned by `jax.vjp`: `f_vjp(cotangent)` -> input cotangents."""
+    """The function returned by `jax.vjp`: `f_vjp(cotangent)` -> input cotangents.
+
+    As JAX's, its residuals are `args_res` (per positional input, the input's values the
+    pullback reads, NotNeeded() for the others; replaceable, e.g. to drop a large input
+    from saved state and restore it before the backward pass) and `opaque_residuals`."""
 
     def __init__(self, pullback: Callable, in_tree, out_tree, out_avals, name="<lambda>",
-                 to_output: Callable | None = None):
+                 to_output: Callable | None = None, primals=()):
         self._f = pullback  # flat output cotangents -> flat input cotangents
         self.in_tree, self.out_tree, self.out_avals = in_tree, out_tree, out_avals
         self.__name__ = name
         self._to_output = to_output or (lambda x: x)
         self._staged: core.ClosedJaxpr | None = None
+        self._primals = list(primals)  # the flat inputs (residuals that are inputs)
+        # once split: [spec (per constant of the staged pullback: the flat input it is,
+        # or None), args_res, opaque residuals]; calls then read the residuals from here
+        self._res: list | None = None
 
     def __repr__(self):
         return f"VJP(fun={self.__name__}, in_tree={self.in_tree}, out_tree={self.out_tree})"
@@ -50,8 +77,43 @@ class VJP:
         for ct, a in zip(flat_ct, self.out_avals):
             _check_ct_type(ct, a)
         flat_ct = [Zero(a) if _is_float0(c) else c for c, a in zip(flat_ct, self.out_avals)]
-        cts_in = self._f(flat_ct)
+        cts_in = self._f(flat_ct) if self._res is None else self._from_residuals(flat_ct)
         return tree_unflatten(self.in_tree, [self._to_output(c) for c in cts_in])
+
+    # --- residuals
+    @property
+    def args_res(self) -> list:
+        return self._residuals()[1]
+
+    @args_res.setter
+    def args_res(self, value) -> None:
+        self._residuals()[1] = value
+
+    @property
+    def opaque_residuals(self) -> list:
+        return self._residuals()[2]
+
+    def _residuals(self) -> list:
+        if self._res is None:
+            consts = self._stage().consts
+            last = {id(p): i for i, p in enumerate(self._primals)}
+            spec = tuple(last.get(id(c)) for c in consts)
+            used = {id(c) for c, i in zip(consts, spec) if i is not None}
+            leaves = [p if id(p) in used else NotNeeded() for p in self._primals]
+            args_res = [_tuple_tree(t, leaves) for t in self.in_tree.children()]
+            opaque = [c for c, i in zip(consts, spec) if i is None]
+            self._res = [spec, args_res, opaque]
+        return self._res
+
+    def _consts(self) -> list:
+        spec, args_res, opaque = self._residuals()
+        arg_leaves = tree_flatten(args_res, is_leaf=lambda x: isinstance(x, NotNeeded))[0]
+        it = iter(opaque)
+        return [next(it) if i is None else arg_leaves[i] for i in spec]
+
+    def _from_residuals(self, cts) -> list:
+        cts = [core_zeros(c) if type(c) is Zero else c for c in cts]
+        return core.eval_jaxpr(self._stage().jaxpr, self._consts(), *cts)
 
     # --- as a pytree
     def _stage(self) -> core.ClosedJaxpr:
@@ -68,23 +130,34 @@ class VJP:
         return self._staged
 
     def tree_flatten(self):
-        closed = self._stage()
-        aux = (closed.jaxpr, self.in_tree, self.out_tree, tuple(self.out_avals),
-               self.__name__, self._to_output)
-        return list(closed.consts), aux
+        spec, args_res, opaque = self._residuals()
+        arg_leaves, arg_tree = tree_flatten(args_res)
+        aux = (self._stage().jaxpr, spec, arg_tree, self.in_tree, self.out_tree,
+               tuple(self.out_avals), self.__name__, self._to_output)
+        return [*arg_leaves, *opaque], aux
 
     @classmethod
-    def tree_unflatten(cls, aux, consts) -> VJP:
-        jaxpr, in_tree, out_tree, out_avals, name, to_output = aux
-        consts = list(consts)
-
-        def pullback(cts):
-            cts = [core_zeros(c) if type(c) is Zero else c for c in cts]
-            return core.eval_jaxpr(jaxpr, consts, *cts)
-
-        out = cls(pullback, in_tree, out_tree, list(out_avals), name, to_output)
-        out._staged = core.ClosedJaxpr(jaxpr, consts)
+    def tree_unflatten(cls, aux, leaves) -> VJP:
+        jaxpr, spec, arg_tree, in_tree, out_tree, out_avals, name, to_output = aux
+        leaves = list(leaves)
+        out = cls(_unstaged, in_tree, out_tree, list(out_avals), name, to_output)
+        n = arg_tree.num_leaves
+        out._res = [spec, tree_unflatten(arg_tree, leaves[:n]), leaves[n:]]
+        out._staged = core.ClosedJaxpr(jaxpr, out._consts())
         return out
+
+
+def _unstaged(cts):
+    raise AssertionError("a VJP rebuilt from its leaves reads its residuals")
+
+
+def _tuple_tree(treedef, leaves: list):
+    """Consumes treedef's leaves from the front of `leaves`: the input's values as a tuple
+    tree (JAX's `args_res` entries: a leaf as is, containers as nested tuples)."""
+    children = treedef.children()
+    if not children and treedef.num_leaves == 1:
+        return leaves.pop(0)
+    return tuple(_tuple_tree(c, leaves) for c in children)
 
 
 def _ordered(closed: core.ClosedJaxpr, order) -> core.ClosedJaxpr:
