@@ -16,6 +16,7 @@ May import core, the interpreters, lax, numpy, tree_util, source_info, checkify_
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import weakref
 from collections.abc import Callable, Sequence
@@ -86,22 +87,30 @@ def checkify_jaxpr_flat(jaxpr: core.Jaxpr, consts: Sequence[Any], enabled_errors
     env: dict = dict(zip(jaxpr.constvars, consts))
     env.update(zip(jaxpr.invars, args[n:]))
 
+    hook = core.rebind_hook.fn  # (the playground's recorder follows values, as eval_jaxpr)
+    if hook is not None:
+        hook(jaxpr.invars, args[n:])
+
     def read(v):
         return v.val if type(v) is Literal else env[v]
 
     for eqn in jaxpr.eqns:
         invals = [read(v) for v in eqn.invars]
         rule = error_checks.get(eqn.primitive)
-        with source_info_override(eqn.source_info):
+        tag = _NO_TAG if eqn.tag is None else core.tag_context(eqn.tag)
+        with source_info_override(eqn.source_info), tag:
             if rule is None:
                 outs = eqn.primitive.bind(*invals, **eqn.params)
             else:
                 error, outs = rule(error, enabled_errors, *invals, **eqn.params)
-        if eqn.primitive.multiple_results:
-            env.update(zip(eqn.outvars, outs))
-        else:
-            env[eqn.outvars[0]] = outs
+        outs = outs if eqn.primitive.multiple_results else [outs]
+        env.update(zip(eqn.outvars, outs))
+        if hook is not None:
+            hook(eqn.outvars, outs)
     return error, [read(v) for v in jaxpr.outvars]
+
+
+_NO_TAG = contextlib.nullcontext()
 
 
 class CheckedJaxpr:

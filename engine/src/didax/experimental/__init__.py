@@ -1,5 +1,6 @@
 """`didax.experimental`: io_callback and the x64 context managers, as jax.experimental."""
 
+from didax._src import checkify as _checkify  # noqa: F401 - declares check_p on import
 from didax._src.callback import io_callback as io_callback
 from didax._src.config import disable_x64 as disable_x64
 from didax._src.config import enable_x64 as enable_x64
