@@ -650,6 +650,7 @@ TESTED_ELSEWHERE = {
                               "gradients of max pooling (test_windowed_reductions.py)",
     "pvary": "shard_map's cast to a varying value: only meaningful in a shard_map body "
              "(test_shard_map.py)",
+    "psum_invariant": "psum as a checked shard_map body stages it (test_shard_map.py)",
     "empty2": "the uninitialized filler of cond's residuals: only reachable through "
               "partial evaluation of lax.cond (control-flow tests)",
 }

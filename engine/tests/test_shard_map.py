@@ -278,6 +278,33 @@ VALUE_CASES = {
 }
 
 
+def _jaxpr_mixed(j, lax, jnp):
+    mesh = j.make_mesh((2,), ("i",))
+
+    def run():
+        f = j.shard_map(lambda x, y: x * y, in_specs=(j.P("i"), j.P()), out_specs=j.P("i"))
+        return str(j.make_jaxpr(f)(j.device_put(jnp.arange(6.0), j.P("i")), jnp.arange(3.0)))
+    return _with_mesh(mesh, run)
+
+
+def _jaxpr_2d(j, lax, jnp):
+    mesh = j.make_mesh((4, 2), ("i", "j"))
+
+    def body(x, y):
+        s = lax.psum(x, "j")
+        return s * y + lax.axis_index("j"), lax.psum(s, "i")
+
+    def run():
+        f = j.shard_map(body, in_specs=(j.P("i", "j"), j.P()), out_specs=(j.P("i", "j"), j.P()))
+        x = j.device_put(jnp.ones((8, 4)), j.P("i", "j"))
+        return str(j.make_jaxpr(f)(x, jnp.ones((2, 2))))
+    return _with_mesh(mesh, run)
+
+
+VALUE_CASES["jaxpr_mixed_vma"] = _jaxpr_mixed
+VALUE_CASES["jaxpr_2d_collectives"] = _jaxpr_2d
+
+
 def _err_vma(j, lax, jnp):
     mesh = j.make_mesh((2,), ("i",))
     x = _with_mesh(mesh, lambda: j.device_put(jnp.arange(6.0), j.P("i")))

@@ -668,12 +668,16 @@ def trace_to_jaxpr(fun: Callable, args, kwargs, static_argnums=(), desc="make_ja
     """(ClosedJaxpr, in_tree, out_tree) for fun traced at the avals of args."""
     static, dyn = _split_static(args, static_argnums)
 
+    flat_args, in_tree = tree_flatten((tuple(dyn), kwargs))
+    layouts = sharding.arg_layouts(flat_args) if core.has_special(flat_args) else None
+
     def f(*dyn_args, **kw):
+        if layouts is not None:  # (shard_map in the body reads its arguments' layouts)
+            sharding.note_traced_layouts(tree_flatten((dyn_args, kw))[0], layouts)
         it = iter(dyn_args)
         full = [args[i] if i in static else next(it) for i in range(len(args))]
         return fun(*full, **kw)
 
-    flat_args, in_tree = tree_flatten((tuple(dyn), kwargs))
     in_avals = [shaped_abstractify(x) for x in flat_args]
     flat_fun, store = flatten_fun(f, in_tree)
     jaxpr, out_avals, consts = pe.trace_to_jaxpr_dynamic(flat_fun, in_avals, desc)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import itertools as it
 import re
+import weakref
 from collections import Counter, defaultdict, deque
 from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple
@@ -86,9 +87,22 @@ def pp_var(v: Atom, context: PpContext) -> pp.Doc:
     return pp.text(context.name(v))
 
 
+# Printed types a transformation gives some variables in place of their avals' (shard_map:
+# `f32[3]{V:i}` for a body value varying over mesh axis i, `f32[6@i]` over Explicit axes).
+var_type_text: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def _type_text(v) -> str:
+    if var_type_text and type(v) is Var:
+        text = var_type_text.get(v)
+        if text is not None:
+            return text
+    return v.aval.str_short(short_dtypes=True)
+
+
 def pp_vars(vs, context: PpContext, *, separator: str = "", print_shapes=False) -> pp.Doc:
     if print_shapes:
-        docs = [pp.text(f"{context.name(v)}:{v.aval.str_short(short_dtypes=True)}") for v in vs]
+        docs = [pp.text(f"{context.name(v)}:{_type_text(v)}") for v in vs]
     else:
         docs = [pp.text(context.name(v)) for v in vs]
     return pp.nest(2, pp.group(pp.join(pp.text(separator) + pp.group(pp.brk()), docs)))

@@ -48,6 +48,7 @@ from didax._src.shard_map_checks import (
     vma_error,
 )
 from didax._src.shard_map_trace import ShardMapTrace, ShardMapTracer, assemble, spec_axes, split
+from didax._src.shard_map_types import annotate_body, annotate_layouts
 from didax._src.sharding import (
     AbstractMesh,
     AxisType,
@@ -293,11 +294,14 @@ def _staged(call, f, mesh, axes, args, in_specs, out_specs, check_vma):
     if consts:
         closed = ClosedJaxpr(pe.convert_constvars_jaxpr(closed.jaxpr), ())
         in_specs = (PartitionSpec(),) * len(consts) + tuple(in_specs)
+    closed = annotate_body(closed, in_specs, axes, check_vma)
     params = dict(jaxpr=closed, mesh=mesh.abstract_mesh, in_specs=tuple(in_specs),
                   out_specs=tuple(store["specs"]), check_vma=check_vma,
                   newly_manual_axes=frozenset(sizes))
     _emulation(params, getattr(f, "__name__", str(f)))  # (raises JAX's errors now)
     outs = shard_map_p.bind(*consts, *args, **params)
+    annotate_layouts(args, [getattr(layout_of(x), "spec", None) for x in args], mesh)
+    annotate_layouts(outs, params["out_specs"], mesh)
     return tree_unflatten(store["tree"], outs)
 
 

@@ -330,3 +330,30 @@ def pcast(x, axis_name, *, to):
 def axis_size_of(axis_name) -> int:
     """`jax.lax.axis_size`: the size of the named axis (the product, for a tuple of names)."""
     return math.prod(axis_size(a, "axis_size") for a in _axes_tuple(axis_name))
+
+
+# ----------------------------------------------------------------------------------------
+# psum_invariant: psum as a shard_map body with check_vma stages it
+# ----------------------------------------------------------------------------------------
+
+
+def _psum_invariant_batch(axis_data, vals, dims, *, axes):
+    from didax._src.lax.parallel import _psum_rule  # noqa: PLC0415
+
+    outs, out_dims = _psum_rule(axis_data, vals, dims, axes=axes, axis_index_groups=None)
+    return outs[0], out_dims[0]
+
+
+psum_invariant_p = def_primitive(
+    "psum_invariant", abstract_eval=lambda x, **_: x, impl=None,
+    eager_impl=lambda x, *, axes: _unbound("psum")(axis_name=axes),
+    jvp=None, transpose=None, batch=_psum_invariant_batch,
+    lower=lambda ctx, x, *, axes: _psum_lowering(ctx, x, axes))
+ad.deflinear(psum_invariant_p, lambda ct, x, *, axes: [pvary_p.bind(ct, axes=axes)])
+batching.axis_primitive_batchers[psum_invariant_p] = _psum_invariant_batch
+
+
+def _psum_lowering(ctx, x, axes):
+    from didax._src.interpreters import lowering  # noqa: PLC0415
+
+    return lowering.lowerings[psum_p](ctx, x, axes=axes, axis_index_groups=None)[0]
