@@ -248,3 +248,35 @@ def test_check_in_custom_vjp_bwd_raises(lib):
     with pytest.raises(ck.JaxRuntimeError, match="negative! \\(`check` failed\\)"):
         lib.grad(f)(-1.0)
     assert np.isclose(lib.grad(lambda x: -f(x))(1.0), -1.0)
+
+
+def test_pmap_and_shard_map():
+    """Errors from a device-mapped body are per device (a batched error), as JAX's; here
+    over one device (test_shard_map covers meshes of several)."""
+    def run(lib, jnp):
+        ck = _ck(lib)
+
+        def f(x, i):
+            ck.check(i >= 0, "index needs to be non-negative!")
+            return x[i]
+
+        def g(x):
+            ck.check(jnp.all(x > 0), "positive {}", x)
+            return jnp.log(x) * 2
+
+        P = lib.sharding.PartitionSpec
+        mesh = lib.sharding.Mesh(lib.devices()[:1], ("x",))
+        sm = lib.shard_map(g, mesh=mesh, in_specs=P("x"), out_specs=P("x"))
+        out = []
+        for i in (-1, 100, 2):
+            err, y = lib.pmap(ck.checkify(f, errors=ck.index_checks | ck.user_checks))(
+                jnp.ones((1, 5)), jnp.array([i]))
+            out += [_msg(err), y, str(raised(err.throw))]
+        out.append(_msg(ck.checkify(lib.pmap(f))(jnp.ones((1, 5)), jnp.array([-1]))[0]))
+        for v in ([1.0, 2.0], [-1.0, 2.0]):
+            for cf in (ck.checkify(sm), lib.jit(ck.checkify(sm))):
+                err, y = cf(jnp.array(v))
+                out += [_msg(err), y]
+        return out
+
+    same(run)

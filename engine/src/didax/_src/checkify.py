@@ -45,6 +45,7 @@ from didax._src.checkify_errors import (
     user_checks,
 )
 from didax._src.checkify_rules import checkify_jaxpr_flat
+from didax._src.checkify_shard import shard_map_error_check  # noqa: F401 - (and this one)
 from didax._src.interpreters import partial_eval as pe
 from didax._src.numpy import ufuncs as _uf
 from didax._src.tree_util import tree_flatten, tree_leaves, tree_unflatten
