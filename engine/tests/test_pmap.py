@@ -122,6 +122,14 @@ VALUE_CASES = {
         axis_name="i")(X),
     "grad_inside_pmap": lambda j, lax, jnp: j.pmap(
         j.grad(lambda v: (lax.psum(v, "i") ** 2).sum()), axis_name="i")(X),
+    "ppermute_psum_scatter_all_to_all": lambda j, lax, jnp: j.pmap(
+        lambda v: (lax.ppermute(v, "i", [(0, 1), (1, 2), (2, 3), (3, 0)]),
+                   lax.psum_scatter(v, "i", tiled=True), lax.all_to_all(v, "i", 0, 0),
+                   lax.all_to_all(v, "i", 0, 0, tiled=True)), axis_name="i")(
+        np.arange(16.0, dtype=np.float32).reshape(4, 4)),
+    "grad_ppermute": lambda j, lax, jnp: j.grad(lambda x: (j.pmap(
+        lambda v: jnp.sin(lax.ppermute(v, "i", [(0, 2), (2, 0), (1, 3), (3, 1)])) * v,
+        axis_name="i")(x)).sum())(X),
     "two_devices_of_four": lambda j, lax, jnp: j.pmap(
         lambda v: lax.psum(v, "i"), axis_name="i")(X[:2]),
 }

@@ -301,6 +301,18 @@ def _jaxpr_2d(j, lax, jnp):
     return _with_mesh(mesh, run)
 
 
+def _random_out_sharding(j, lax, jnp):
+    mesh = _mesh2(j)
+
+    def run():
+        k = j.random.key(0)
+        x = j.random.normal(k, (8, 4), out_sharding=j.P("x", "y"))
+        u = j.jit(lambda k: j.random.uniform(k, (8,), out_sharding=j.P("x")))(k)
+        return x, str(x.sharding), u
+    return _with_mesh(mesh, run)
+
+
+VALUE_CASES["random_out_sharding"] = _random_out_sharding
 VALUE_CASES["jaxpr_mixed_vma"] = _jaxpr_mixed
 VALUE_CASES["jaxpr_2d_collectives"] = _jaxpr_2d
 

@@ -337,15 +337,17 @@ def bits(key, shape: Shape = (), dtype=None):
     return random_bits(key, dtype.itemsize * 8, _canonicalize_shape(shape))
 
 
-def uniform(key, shape: Shape = (), dtype=None, minval=0.0, maxval=1.0):
-    """Uniform floats in [minval, maxval)."""
+def uniform(key, shape: Shape = (), dtype=None, minval=0.0, maxval=1.0, *,
+            out_sharding=None):
+    """Uniform floats in [minval, maxval); laid out by out_sharding when given."""
     key, _ = _check_prng_key("uniform", key)
     dtype = _float_dtype("uniform", dtype)
     shape = _canonicalize_shape(shape)
     flat = _flat_size(key, shape, minval, maxval)
     if flat is not None:
-        return _unflatten(_uniform(key, minval, maxval, (flat,), dtype), shape)
-    return _uniform(key, minval, maxval, shape, dtype)
+        return _laid_out(_unflatten(_uniform(key, minval, maxval, (flat,), dtype), shape),
+                         out_sharding)
+    return _laid_out(_uniform(key, minval, maxval, shape, dtype), out_sharding)
 
 
 @_jit(static_argnums=(3, 4))
@@ -537,16 +539,24 @@ def _choice_indices(key, arr, n_inputs, n_draws, shape, replace, p, axis, mode):
 # ----------------------------------------------------------------------------------------
 
 
-def normal(key, shape: Shape = (), dtype=None):
+def normal(key, shape: Shape = (), dtype=None, *, out_sharding=None):
     """Standard normal samples (complex dtypes: independent real and imaginary parts of
-    variance 1/2)."""
+    variance 1/2); laid out by out_sharding when given (the same values)."""
     key, _ = _check_prng_key("normal", key)
     shape = _canonicalize_shape(shape)
     dtype = _float_dtype("normal", dtype, np.inexact, "a float or complex")
     flat = _flat_size(key, shape)
     if flat is not None:
-        return _unflatten(_normal(key, (flat,), dtype), shape)
-    return _normal(key, shape, dtype)
+        return _laid_out(_unflatten(_normal(key, (flat,), dtype), shape), out_sharding)
+    return _laid_out(_normal(key, shape, dtype), out_sharding)
+
+
+def _laid_out(x, out_sharding):
+    if out_sharding is None:
+        return x
+    from didax._src.lax.sharding_constraint import with_sharding_constraint  # noqa: PLC0415
+
+    return with_sharding_constraint(x, out_sharding)
 
 
 @_jit(static_argnums=(1, 2))

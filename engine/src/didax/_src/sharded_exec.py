@@ -59,6 +59,7 @@ class _SpmdProgram:
             if type(x) is ShardedArray and x._named == s:
                 bufs.append(x._buf)
             else:
+                x = getattr(x, "_base_array", x)  # (typed PRNG keys: their key data)
                 aval = core.get_aval(x)
                 host = x._value if isinstance(x, Array) else np.asarray(x, aval.dtype)
                 bufs.append(put_sharded(host, aval, s)._buf)

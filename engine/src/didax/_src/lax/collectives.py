@@ -20,7 +20,7 @@ import math
 import numpy as np
 
 from didax._src.core import ShapedArray
-from didax._src.interpreters import ad, batching
+from didax._src.interpreters import ad, batching, lowering
 from didax._src.lax import shapes
 from didax._src.lax._define import def_primitive
 from didax._src.lax.parallel import (
@@ -83,7 +83,6 @@ def _ppermute_lower(ctx, x, *, axis_name, perm):
     _replica_groups(ctx, axis_name, "ppermute")
     pairs = ", ".join(f"[{s}, {d}]" for s, d in perm)
     return ctx.fn.op1("stablehlo.collective_permute", [x], ctx.avals_out[0],
-                      f"channel_handle = #stablehlo.channel_handle<handle = 1, type = 0>, "
                       f"source_target_pairs = dense<[{pairs}]> : tensor<{len(perm)}x2xi64>")
 
 
@@ -163,17 +162,25 @@ def _reduce_scatter_transpose(ct, x, *, axis_name, scatter_dimension, axis_size,
                               axis_size=axis_size, tiled=tiled)]
 
 
-def _no_replica_lowering(name):
-    def rule(ctx, *args, **params):
-        raise NotImplementedError(f"jax.lax.{name} inside jax.pmap is not supported by "
-                                  f"didax; use it inside jax.shard_map instead")
-    return rule
+def _reduce_scatter_lower(ctx, x, *, axis_name, scatter_dimension, axis_size, tiled):
+    """In a pmap replica program: stablehlo.reduce_scatter (then the block's unit
+    dimension dropped, untiled)."""
+    groups = _replica_groups(ctx, axis_name, "psum_scatter")
+    shape = list(x.aval.shape)
+    shape[scatter_dimension] //= axis_size
+    block = ShapedArray(tuple(shape), x.aval.dtype)
+    region = lowering.reducer_region(ctx.fn, "stablehlo.add", x.aval.dtype)
+    out = ctx.fn.op1("stablehlo.reduce_scatter", [x], block,
+                     f"scatter_dimension = {scatter_dimension} : i64, {groups}", [region])
+    if tiled:
+        return out
+    return ctx.fn.op1("stablehlo.reshape", [out], ctx.avals_out[0])
 
 
 reduce_scatter_p = def_primitive(
     "reduce_scatter", abstract_eval=_reduce_scatter_abstract_eval, impl=None,
     eager_impl=_unbound("psum_scatter"), jvp=None, transpose=None,
-    batch=_reduce_scatter_batch, lower=_no_replica_lowering("psum_scatter"))
+    batch=_reduce_scatter_batch, lower=_reduce_scatter_lower)
 ad.deflinear(reduce_scatter_p, _reduce_scatter_transpose)
 batching.axis_primitive_batchers[reduce_scatter_p] = _reduce_scatter_batch
 
@@ -242,10 +249,17 @@ def _a2a_transpose(ct, x, *, axis_name, split_axis, concat_axis, axis_size):
                               concat_axis=split_axis, axis_size=axis_size)]
 
 
+def _a2a_lower(ctx, x, *, axis_name, split_axis, concat_axis, axis_size):
+    groups = _replica_groups(ctx, axis_name, "all_to_all")
+    return ctx.fn.op1("stablehlo.all_to_all", [x], ctx.avals_out[0],
+                      f"split_dimension = {split_axis} : i64, concat_dimension = "
+                      f"{concat_axis} : i64, split_count = {axis_size} : i64, {groups}")
+
+
 all_to_all_p = def_primitive(
     "all_to_all", abstract_eval=_a2a_abstract_eval, impl=None,
     eager_impl=_unbound("all_to_all"), jvp=None, transpose=None, batch=_a2a_batch,
-    lower=_no_replica_lowering("all_to_all"))
+    lower=_a2a_lower)
 ad.deflinear(all_to_all_p, _a2a_transpose)
 batching.axis_primitive_batchers[all_to_all_p] = _a2a_batch
 
