@@ -15,6 +15,7 @@ from didax import nn as nn
 from didax import numpy as numpy
 from didax import ops as ops
 from didax import random as random
+from didax import ref as ref
 from didax import scipy as scipy
 from didax import sharding as sharding
 from didax import tree as tree
@@ -160,6 +161,11 @@ from didax._src.tree_util import tree_flatten as _tree_flatten  # noqa: F401
 from didax._src.xla_backend import Device as Device
 from didax._src.xla_backend import devices as devices
 from didax.dtypes import float0 as float0
+from didax.ref import Ref as Ref
+from didax.ref import empty_ref as empty_ref
+from didax.ref import free_ref as free_ref
+from didax.ref import freeze as freeze
+from didax.ref import new_ref as new_ref
 
 __version__ = "0.1.0"
 

@@ -25,9 +25,6 @@ from didax._src.jax_api_names import JAX_NAMES, JAX_SUBMODULES
 
 _ALTERNATIVES: dict[str, str] = {
     "jax.smap": "use jax.vmap",
-    "jax.new_ref": "carry state explicitly (as function arguments and results)",
-    "jax.empty_ref": "carry state explicitly (as function arguments and results)",
-    "jax.Ref": "carry state explicitly (as function arguments and results)",
     "jax.experimental.pallas": "write the computation with jax.numpy / jax.lax under jax.jit",
     "jax.experimental.jax2tf": "export with jax.export (StableHLO)",
     "jax.ffi": "call host code with jax.pure_callback",

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import functools
 import inspect
-import logging
 import os
 import re
 import sys
@@ -34,13 +33,22 @@ from didax._src.core import ClosedJaxpr, Tracer
 from didax._src.interpreters import ad, batching, lowering
 from didax._src.interpreters import partial_eval as pe
 from didax._src.interpreters.ad import Zero
+from didax._src.jit_messages import argument_error as _argument_error
+from didax._src.jit_messages import check_distinct_refs as _check_distinct_refs
+from didax._src.jit_messages import check_no_ref_outputs as _check_no_ref_outputs
+from didax._src.jit_messages import explain_miss as _explain_miss
+from didax._src.jit_messages import no_refs as _no_refs
 from didax._src.lax._define import def_primitive
 from didax._src.lax.sharding_constraint import meshes_in
+from didax._src.state import types as state_types
 from didax._src.tree_util import tree_flatten, tree_structure, tree_unflatten
 from didax._src.util import fun_name
 
 # The recorder's hooks: pjit sits below api, so api adopts this very list object.
 _call_hooks: list = []
+# Installed by state/discharge.py (a library above jit): how a jitted program touching
+# refs runs, eagerly ("call") and under a transformation ("bind").
+state_hooks: dict = {}
 
 # ----------------------------------------------------------------------------------------
 # Memoized jaxpr transformations (stable identities keep compile caches warm)
@@ -82,11 +90,14 @@ def _jit_impl(*args, jaxpr: ClosedJaxpr, name, donated_invars, keep_unused, inli
     for a in args:
         if isinstance(a, Tracer):
             raise core.escaped_tracer_error(a)
+    if state_types.touches_refs(jaxpr.jaxpr):
+        return state_hooks["call"](jaxpr, args, name, keep_unused)
     exe = compiled_for_jaxpr(jaxpr, name, keep_unused)
     return exe.call(args)
 
 
 def _jit_jvp(primals, tangents, *, jaxpr, name, donated_invars, keep_unused, inline):
+    _no_refs(jaxpr, "Differentiation")
     nonzeros = tuple(type(t) is not Zero for t in tangents)
     jvp_closed, out_nz = _memoized("jvp", jaxpr, nonzeros,
                                    lambda: ad.jvp_jaxpr(jaxpr, nonzeros, instantiate=False))
@@ -130,6 +141,7 @@ def batch_jaxpr(closed: ClosedJaxpr, axis_data, in_dims: Sequence[int | None],
 
 
 def _jit_batch(axis_data, vals, dims, *, jaxpr, name, donated_invars, keep_unused, inline):
+    _no_refs(jaxpr, "Batching")
     # Batch dimensions stay where they are, in and out (as JAX: no transposes around
     # the call).
     in_dims = tuple(None if d is None else d % len(core.get_aval(v).shape)
@@ -230,6 +242,7 @@ jit_p.is_higher_order = True
 # --- partial evaluation: split into a known and an unknown jitted call
 def _jit_partial_eval(trace: pe.JaxprTrace, *args, jaxpr, name, donated_invars, keep_unused,
                       inline):
+    _no_refs(jaxpr, "Partial evaluation")
     unknowns = tuple(trace.is_unknown(a) for a in args)
     known, unknown, out_uk, n_primal, fwd = _memoized(
         "pe", jaxpr, unknowns, lambda: _split_known_unknown(jaxpr, unknowns))
@@ -496,13 +509,15 @@ def result_infos(out_tree) -> list[str]:
 
 class _CacheEntry:
     __slots__ = ("closed", "in_tree", "out_tree", "executable", "consts_lifted", "in_avals",
-                 "donated")
+                 "donated", "stateful")
 
     def __init__(self, closed, in_tree, out_tree, in_avals, donated=None):
         self.closed, self.in_tree, self.out_tree = closed, in_tree, out_tree
         self.in_avals = in_avals
         self.executable = None
         self.donated = donated or (False,) * len(in_avals)
+        # touches refs: runs through state discharge (state/discharge.py)
+        self.stateful = state_types.touches_refs(closed.jaxpr)
 
 
 def _hashable_static(x, i):
@@ -595,6 +610,7 @@ class JitWrapped:
         flat_fun, store = flatten_fun(f, in_tree)
         self.trace_count += 1
         jaxpr, _, consts = pe.trace_to_jaxpr_dynamic(flat_fun, list(in_avals), "jit")
+        _check_no_ref_outputs(fun, jaxpr)
         closed = ClosedJaxpr(jaxpr, consts)
         donated = self._donated_leaves(args, static, in_tree) if self.donate_argnums else None
         return _CacheEntry(closed, in_tree, store["out_tree"], in_avals, donated)
@@ -633,6 +649,9 @@ class JitWrapped:
         if config.jax_disable_jit:
             return self.fun(*args, **kwargs)
         entry, flat, _ = self._trace(args, kwargs)
+        if entry.stateful:
+            return tree_unflatten(entry.out_tree, self._call_stateful(entry, flat, args,
+                                                                      kwargs))
         if core.trace_ctx.trace is core.eval_trace and not _has_tracer(flat):
             mesh = _constraint_mesh(entry.closed)
             if mesh is not None and not core.has_special(flat):  # partitioned over a mesh
@@ -658,6 +677,8 @@ class JitWrapped:
         if config.jax_disable_jit or self.static_argnums or self.donate_argnums:
             return self._call(*args)
         entry, _, _ = self._trace(args, {})
+        if entry.stateful:
+            return self._call(*args)
         if entry.executable is None:
             entry.executable = compiled_for_jaxpr(entry.closed, self.name, self.keep_unused,
                                                   arg_names(self, args, {}),
@@ -666,11 +687,25 @@ class JitWrapped:
         return fast(leaves)
 
     def bind(self, entry: _CacheEntry, flat):
-        closed, lifted = pe.close_over_consts(entry.closed)
-        donated = (False,) * len(lifted) + entry.donated
-        return jit_p.bind(*lifted, *flat, jaxpr=closed, name=self.name,
+        closed, refs = state_types.lift_ref_consts(entry.closed)  # trailing, as JAX
+        closed, lifted = pe.close_over_consts(closed)
+        donated = (False,) * len(lifted) + entry.donated + (False,) * len(refs)
+        return jit_p.bind(*lifted, *flat, *refs, jaxpr=closed, name=self.name,
                           donated_invars=donated, keep_unused=self.keep_unused,
                           inline=self.inline)
+
+    def _call_stateful(self, entry: _CacheEntry, flat, args, kwargs) -> list:
+        """A call of a program touching refs: eagerly with its refs updated in place,
+        staged as a jit equation with ref operands, or under a transformation as reads,
+        the discharged program and writes (state/discharge.py)."""
+        _check_distinct_refs(self.fun, flat, lambda: arg_names(self, args, kwargs))
+        trace = core.trace_ctx.trace
+        if trace is core.eval_trace and not _has_tracer(flat):
+            return state_hooks["call"](entry.closed, flat, self.name, self.keep_unused)
+        if isinstance(trace, pe.DynamicJaxprTrace):
+            return self.bind(entry, flat)
+        return state_hooks["bind"](entry.closed, flat, self.name, self.keep_unused,
+                                   self.inline)
 
     # --- AOT
     def trace(self, *args, **kwargs):
@@ -716,60 +751,6 @@ class fresh_traces:
         if _fresh.depth == 0:
             _fresh.cache.clear()
         return False
-
-
-def _explain_miss(fun, cache: dict, key: tuple) -> None:
-    """Why a call traces anew, logged as JAX's `jax_explain_cache_misses` logs it: a
-    function never seen, or how its input types differ from the closest earlier call."""
-    where = source_info.current()
-    site = f"{where.file}:{where.line} ({where.function})" if where else "<unknown>"
-    name = getattr(fun, "__name__", "fun")
-    code = getattr(fun, "__code__", None)
-    defined = f"{code.co_filename}:{code.co_firstlineno}" if code else "<unknown>"
-    lines = [f"TRACING CACHE MISS at {site}:"]
-    if not cache:
-        lines += ["  never seen function:", f"    {name} id={id(fun)} defined at {defined}"]
-    else:
-        lines += [f"  for {name} defined at {defined}",
-                  "  all previously seen cache keys differ. For the closest previous key:"]
-        prev = min(cache, key=lambda k: sum(a != b for a, b in zip(k[4], key[4]))
-                   + 100 * (k[:4] != key[:4]))
-        if prev[:4] != key[:4]:
-            lines.append("  different static arguments or input tree structure")
-        else:
-            lines.append("  different input types:")
-            lines += [f"  * at flat argument {i}, now {a.str_short()} and before "
-                      f"{b.str_short()}" for i, (a, b) in enumerate(zip(key[4], prev[4]))
-                      if a != b]
-    logging.getLogger("jax._src.pjit").warning("\n".join(lines))
-
-
-def _argument_error(fun, args, dyn_kw, static, exc: Exception) -> Exception:
-    """JAX's error for an argument that is not an array: names the first bad leaf by its
-    path (parameter name, then its key path inside the pytree)."""
-    from didax._src.tree_util import keystr, tree_flatten_with_path  # noqa: PLC0415
-
-    named = [(n, a) for i, (n, a) in enumerate(zip(param_names(fun, len(args)), args))
-             if i not in static]
-    named += list(dyn_kw.items())
-    for name, arg in named:
-        for path, leaf in tree_flatten_with_path(arg)[0]:
-            try:
-                shaped_abstractify(leaf)
-            except OverflowError:
-                return OverflowError(
-                    "An overflow was encountered while parsing an argument to a jitted "
-                    f"computation, whose argument path is {name}{keystr(path)}. Got "
-                    f"{type(leaf)} with value {leaf}")
-            except TypeError:
-                return TypeError(
-                    f"Error interpreting argument to {fun} as an abstract array. The "
-                    f"problematic value is of type {type(leaf)} and was passed to the "
-                    f"function at path {name}{keystr(path)}.\nThis typically means that a "
-                    "jit-wrapped function was called with a non-array argument, and this "
-                    "argument was not marked as static using the static_argnums or "
-                    "static_argnames parameters of jax.jit.")
-    return exc
 
 
 # Every jitted function, so a configuration change (x64, promotion mode, PRNG flags, ...)

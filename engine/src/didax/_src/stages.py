@@ -16,6 +16,7 @@ from didax._src.api_util import ShapeDtypeStruct, shaped_abstractify
 from didax._src.core import ClosedJaxpr, Tracer
 from didax._src.interpreters import lowering
 from didax._src.interpreters import partial_eval as pe
+from didax._src.state import types as state_types
 from didax._src.tree_util import (
     flatten_one_level_with_keys,
     keystr,
@@ -100,6 +101,11 @@ class Lowered:
     def __init__(self, traced: Traced):
         self._traced = traced
         closed = traced.jaxpr
+        if state_types.touches_refs(closed.jaxpr):
+            raise NotImplementedError(
+                "jit(f).lower() of a function touching mutable array references "
+                "(jax.new_ref) is not implemented in didax; call the jitted function, or "
+                "jit(f).trace(...).jaxpr to see its program")
         _, lifted = pe.close_over_consts(closed)
         if lifted:
             raise TypeError("jit(...).lower() of a function closing over traced values")

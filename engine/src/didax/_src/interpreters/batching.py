@@ -49,6 +49,8 @@ class BatchTracer(Tracer):
         if bd is None:
             return aval
         shape = aval.shape[:bd] + aval.shape[bd + 1:]
+        if type(aval) is not core.ShapedArray:  # e.g. a batched ref: Ref{f32[n]}
+            return aval.update(shape=shape)
         return core.ShapedArray(shape, aval.dtype, aval.weak_type)
 
     def to_concrete_value(self):

@@ -28,6 +28,8 @@ from didax._src.numpy import (
     ufuncs_math,
 )
 from didax._src.numpy.util import ensure_arraylike
+from didax._src.state import types as state_types
+from didax._src.state.types import AbstractRef
 
 
 def _accepts(x) -> bool:
@@ -241,3 +243,20 @@ def _setitem(self, idx, value):
 for _cls in (Array, Tracer):
     _install_operators(_cls)
     _install_methods(_cls)
+
+
+def _tracer_getitem(self, idx):
+    if type(self.aval) is AbstractRef:  # a ref being traced: ref[idx] reads it
+        return state_types.ops["get"](self, idx)
+    return indexing.getitem(self, idx)
+
+
+def _tracer_setitem(self, idx, value):
+    if type(self.aval) is AbstractRef:  # ref[idx] = value writes it
+        state_types.ops["swap"](self, idx, value, "ref_set")
+        return None
+    return _setitem(self, idx, value)
+
+
+Tracer.__getitem__ = _tracer_getitem
+Tracer.__setitem__ = _tracer_setitem
