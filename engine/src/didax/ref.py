@@ -4,6 +4,7 @@
 Imports: didax._src.state only.
 """
 
+from didax._src.state import control_flow as _control_flow  # noqa: F401 - its rules
 from didax._src.state import discharge as _discharge  # noqa: F401 - installs jit's hooks
 from didax._src.state.primitives import empty_ref as empty_ref
 from didax._src.state.primitives import free_ref as free_ref

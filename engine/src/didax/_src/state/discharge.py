@@ -29,9 +29,11 @@ from didax._src import core, pjit, source_info
 from didax._src.core import ClosedJaxpr, Jaxpr, Literal, Primitive, Var
 from didax._src.interpreters import partial_eval as pe
 from didax._src.state import primitives as sp
-from didax._src.state.types import Ref, is_ref, lift_ref_consts
+from didax._src.state import types as st
+from didax._src.state.types import Ref, RefEffect, is_cell, is_ref, lift_ref_consts
 
 discharge_rules: dict[Primitive, Callable] = {}
+memoized = pjit._memoized  # (stable jaxprs keep the compile caches warm)
 
 
 def discharge_state(closed: ClosedJaxpr, should_discharge: Sequence[bool]) -> ClosedJaxpr:
@@ -65,7 +67,7 @@ def eval_discharged(jaxpr: Jaxpr, consts, args, should) -> tuple[list, list]:
                 env[eqn.outvars[0]] = invals[0]
                 discharged.add(eqn.outvars[0])
                 continue
-            if any(flags):
+            if any(flags) or _allocates(eqn):
                 new_vals, ans = _rule(eqn)(eqn, invals, flags)
                 for a, nv in zip(eqn.invars, new_vals):
                     if nv is not None:
@@ -76,6 +78,27 @@ def eval_discharged(jaxpr: Jaxpr, consts, args, should) -> tuple[list, list]:
         env.update(zip(eqn.outvars, outs))
     finals = [env[v] for v, d in zip(jaxpr.invars, should) if d]
     return [read(a) for a in jaxpr.outvars], finals
+
+
+def _allocates(eqn) -> bool:
+    """A higher-order equation whose inner program allocates refs of its own."""
+    return eqn.primitive in discharge_rules and any(type(e) is RefEffect
+                                                   for e in eqn.effects)
+
+
+def bind_cells(prim: Primitive, args: Sequence[Any], params: dict) -> list:
+    """Binds a higher-order primitive some of whose operands are a transformation's cells
+    (state.types.bind): the cells' values go in, their final values are written back."""
+    var_of: dict[int, Var] = {}
+    invars = [var_of.setdefault(id(a), Var(a.aval)) if is_cell(a) else Var(core.get_aval(a))
+              for a in args]
+    eqn = core.new_eqn(invars, [], prim, params)
+    flags = [is_cell(a) for a in args]
+    new_vals, outs = _rule(eqn)(eqn, [a._buf if f else a for a, f in zip(args, flags)], flags)
+    for a, f, v in zip(args, flags, new_vals):
+        if f and v is not None:
+            a._buf = v
+    return outs
 
 
 def _rule(eqn) -> Callable:
@@ -178,3 +201,4 @@ def bind(closed: ClosedJaxpr, flat: Sequence[Any], name: str, keep_unused: bool,
 
 
 pjit.state_hooks.update(call=call, bind=bind)
+st.ops["bind_cells"] = bind_cells

@@ -53,9 +53,22 @@ class _RefOpPrimitive(Primitive):
 
     def bind(self, *args, **params):
         ref = args[0]
-        if type(ref) is Ref and ref.owner is not None:
+        if type(ref) is Ref and ref.owner is not None and _in_owner_scope(ref.owner):
             return self.impl(*args, **params)
         return core.trace_ctx.trace.process_primitive(self, args, params)
+
+
+def _in_owner_scope(owner) -> bool:
+    """Whether a cell of `owner` may be operated on directly here: no staging trace (a loop
+    body, a jit) stands between the current trace and the owner. Under one, the cell is
+    staged as a ref operand instead, and discharged where the staged primitive is bound
+    (state.types.bind)."""
+    t = core.trace_ctx.trace
+    while t is not None and t is not owner:
+        if isinstance(t, pe.DynamicJaxprTrace):
+            return False
+        t = t.parent_trace
+    return True
 
 
 class _NewRefPrimitive(Primitive):

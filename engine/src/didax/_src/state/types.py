@@ -21,7 +21,8 @@ import numpy as np
 
 from didax._src import core
 
-# Installed by state/primitives.py: "get", "swap", "addupdate" (ref, idx[, value]).
+# Installed by state/primitives.py: "get", "swap", "addupdate" (ref, idx[, value]); by
+# state/discharge.py: "bind_cells" (primitive, args, params).
 ops: dict[str, Any] = {}
 
 
@@ -229,3 +230,18 @@ def lift_ref_consts(closed: core.ClosedJaxpr) -> tuple[core.ClosedJaxpr, list[Re
     consts = [c for c, r in zip(closed.consts, is_ref_const) if not r]
     refs = [c for c, r in zip(closed.consts, is_ref_const) if r]
     return core.ClosedJaxpr(new, consts), refs
+
+
+def is_cell(x) -> bool:
+    return type(x) is Ref and x.owner is not None
+
+
+def bind(prim, *args, **params):
+    """prim.bind(*args, **params) for a higher-order primitive whose operands may include a
+    transformation's cells (a loop body closing over a ref allocated under grad or vmap):
+    those are discharged first, the primitive bound on their values, and the cells
+    updated."""
+    for a in args:
+        if type(a) is Ref and a.owner is not None:
+            return ops["bind_cells"](prim, args, params)
+    return prim.bind(*args, **params)

@@ -31,6 +31,7 @@ from didax._src.lax import shapes
 from didax._src.lax._define import def_primitive
 from didax._src.lax.control_flow import common, eager
 from didax._src.lax.control_flow.common import closed_call, memoized
+from didax._src.state import types as state_types
 from didax._src.tree_util import tree_flatten, tree_unflatten
 from didax._src.util import split_list
 
@@ -149,7 +150,7 @@ def _bind_branches(index, funs, names, operands, api: str):
     pruned: dict = {}
     jaxprs = [pruned[id(j)] if id(j) in pruned else
               pruned.setdefault(id(j), common.prune_outputs(j, keep)) for j in jaxprs]
-    outs = iter(cond_p.bind(index, *consts, *flat, branches=tuple(jaxprs)))
+    outs = iter(state_types.bind(cond_p, index, *consts, *flat, branches=tuple(jaxprs)))
     inputs = [*consts, *flat]
     result = [next(outs) if f is None else common.as_value(inputs[f]) for f in in_fwd]
     return tree_unflatten(traced[ref][2], result)

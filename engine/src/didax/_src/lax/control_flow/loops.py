@@ -34,6 +34,7 @@ from didax._src.lax._define import def_primitive
 from didax._src.lax.control_flow import common, eager, loop_lowering
 from didax._src.lax.control_flow.common import closed_call, memoized
 from didax._src.lax.control_flow.scan import scan
+from didax._src.state import types as state_types
 from didax._src.tree_util import tree_flatten, tree_map, tree_unflatten, treedef_tuple
 from didax._src.util import merge_lists, partition_list, split_list
 
@@ -109,8 +110,9 @@ def _bind_while(cond_j, cond_consts, body_j, body_consts, init, origin=None):
         init, new_consts = partition_list(move, init)
         body_consts = [*new_consts, *body_consts]
     common.note_loop_origin(body_j, origin)
-    outs = while_p.bind(*cond_consts, *body_consts, *init, cond_nconsts=nc,
-                        cond_jaxpr=cond_j, body_nconsts=len(body_consts), body_jaxpr=body_j)
+    outs = state_types.bind(while_p, *cond_consts, *body_consts, *init, cond_nconsts=nc,
+                            cond_jaxpr=cond_j, body_nconsts=len(body_consts),
+                            body_jaxpr=body_j)
     return merge_lists(move, outs, new_consts) if any(move) else outs
 
 

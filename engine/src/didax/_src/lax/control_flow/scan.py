@@ -32,6 +32,7 @@ from didax._src.lax import shapes
 from didax._src.lax._define import def_primitive
 from didax._src.lax.control_flow import common, eager, loop_lowering
 from didax._src.lax.control_flow.common import closed_call, memoized
+from didax._src.state import types as state_types
 from didax._src.tree_util import tree_flatten, tree_map, tree_unflatten, treedef_tuple
 from didax._src.util import merge_lists, partition_list, split_list
 
@@ -174,8 +175,9 @@ def _bind_scan(jaxpr, consts, init, xs, length, reverse, unroll, origin=None) ->
                   for f in ext_fwd]
     jaxpr = common.prune_outputs(jaxpr, [True] * num_carry + [f is None for f in ext_to_ext])
     common.note_loop_origin(jaxpr, origin)
-    outs = scan_p.bind(*consts, *args, reverse=reverse, length=length, jaxpr=jaxpr,
-                       num_consts=len(consts), num_carry=num_carry, unroll=unroll)
+    outs = state_types.bind(scan_p, *consts, *args, reverse=reverse, length=length,
+                            jaxpr=jaxpr, num_consts=len(consts), num_carry=num_carry,
+                            unroll=unroll)
     carry_out, ys = split_list(outs, [num_carry])
     ys_it = iter(ys)
     ys = [next(ys_it) if f is None else common.as_value(args[f]) for f in ext_to_ext]
