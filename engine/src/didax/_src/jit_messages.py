@@ -75,19 +75,43 @@ def _fun_desc(fun) -> str:
     return f"{getattr(fun, '__name__', 'fun')}{where}"
 
 
-def check_no_ref_outputs(fun, jaxpr) -> None:
-    """As JAX: a jitted function may not return a ref (ValueError)."""
+def check_no_ref_outputs(fun, jaxpr, names_of: Callable) -> None:
+    """As JAX: a jitted function may not return a ref (ValueError), saying where the ref
+    came from (an argument, or the line that allocated it)."""
     for v in jaxpr.outvars:
         if state_types.is_ref_aval(v.aval):
             raise ValueError(
                 f"function {_fun_desc(fun)} traced for jit returned a mutable array "
                 f"reference of type {v.aval}, but mutable array references cannot be "
-                "returned.")
+                f"returned.{_ref_origin(jaxpr, v, names_of)}")
 
 
-def check_distinct_refs(fun, flat, names_of: Callable) -> None:
-    """As JAX: one ref may be passed as only one argument (ValueError)."""
+def _ref_origin(jaxpr, v, names_of: Callable) -> str:
+    if v in jaxpr.invars:
+        names = names_of()
+        i = jaxpr.invars.index(v)
+        if i < len(names):
+            return f"\n\nThe returned mutable array was passed in as the argument {names[i]}."
+        return ""
+    for eqn in jaxpr.eqns:
+        if v in eqn.outvars and eqn.primitive.name == "new_ref" and eqn.source_info:
+            tb = eqn.source_info.traceback
+            if not tb:
+                return ""
+            code, lasti = tb[-1][0], tb[-1][1]
+            positions = list(code.co_positions())
+            line, _, col, _ = positions[lasti // 2] if lasti // 2 < len(positions) else (
+                eqn.source_info.line, None, 0, None)
+            return (f"\n\nThe returned mutable array was created on line "
+                    f"{code.co_filename}:{line}:{col} ({code.co_qualname}).")
+    return ""
+
+
+def check_distinct_refs(fun, flat, consts, names_of: Callable) -> None:
+    """As JAX: one ref may be passed as only one argument, and not both passed and closed
+    over (ValueError)."""
     seen: dict[int, int] = {}
+    closed = {id(c) for c in consts if type(c) is state_types.Ref}
     for i, x in enumerate(flat):
         if type(x) is state_types.Ref:
             j = seen.setdefault(id(x), i)
@@ -98,6 +122,11 @@ def check_distinct_refs(fun, flat, names_of: Callable) -> None:
                     f"to a function, but when tracing {_fun_desc(fun)} for jit the mutable "
                     f"array reference of type {x.aval} appeared at both {names[j]} and "
                     f"{names[i]}.")
+            if id(x) in closed:
+                raise ValueError(
+                    f"when tracing {_fun_desc(fun)} for jit, a mutable array reference of "
+                    f"type {x.aval} was both closed over and passed as the argument "
+                    f"{names_of()[i]}")
 
 
 def no_refs(jaxpr, what: str) -> None:

@@ -610,7 +610,7 @@ class JitWrapped:
         flat_fun, store = flatten_fun(f, in_tree)
         self.trace_count += 1
         jaxpr, _, consts = pe.trace_to_jaxpr_dynamic(flat_fun, list(in_avals), "jit")
-        _check_no_ref_outputs(fun, jaxpr)
+        _check_no_ref_outputs(fun, jaxpr, lambda: arg_names(self, args, {}))
         closed = ClosedJaxpr(jaxpr, consts)
         donated = self._donated_leaves(args, static, in_tree) if self.donate_argnums else None
         return _CacheEntry(closed, in_tree, store["out_tree"], in_avals, donated)
@@ -698,7 +698,8 @@ class JitWrapped:
         """A call of a program touching refs: eagerly with its refs updated in place,
         staged as a jit equation with ref operands, or under a transformation as reads,
         the discharged program and writes (state/discharge.py)."""
-        _check_distinct_refs(self.fun, flat, lambda: arg_names(self, args, kwargs))
+        _check_distinct_refs(self.fun, flat, entry.closed.consts,
+                             lambda: arg_names(self, args, kwargs))
         trace = core.trace_ctx.trace
         if trace is core.eval_trace and not _has_tracer(flat):
             return state_hooks["call"](entry.closed, flat, self.name, self.keep_unused)
