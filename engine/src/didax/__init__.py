@@ -1,6 +1,7 @@
 """didax: a from-scratch implementation of JAX's design — tracing interpreters, jaxprs,
 jvp/vjp/grad, vmap, and jit compiled through XLA with jaxlib. `import didax as jax`."""
 
+from didax import ad as ad
 from didax import core as core
 from didax import debug as debug
 from didax import dtypes as dtypes

@@ -8,7 +8,7 @@ to input cotangents: the jaxpr is the static part of the tree, its constants (th
 the backward pass reads) are the leaves; unflattening with other leaves (tracers inside a
 jit) evaluates that jaxpr on them.
 
-May import core, dtypes, the interpreters, array, tree_util and util.
+May import core, dtypes, the interpreters, array, tree_util, util and state.types.
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ from didax._src import core, dtypes
 from didax._src.interpreters import ad
 from didax._src.interpreters import partial_eval as pe
 from didax._src.interpreters.ad import Zero
+from didax._src.state import types as state_types
 from didax._src.tree_util import register_pytree_node, tree_flatten, tree_unflatten
 from didax._src.util import fun_name
 
@@ -115,6 +116,17 @@ class VJP:
         cts = [core_zeros(c) if type(c) is Zero else c for c in cts]
         return core.eval_jaxpr(self._stage().jaxpr, self._consts(), *cts)
 
+    def with_refs(self, *specs) -> Callable:
+        """The VJP with, per argument of the differentiated function, a `Ref` its gradient
+        is added into (the result then holds `GradRef()` there), `GradValue()` (the
+        gradient returned, the default) or `DontWant()` (`DidntWant()` returned)."""
+        def apply(ct):
+            cts = self(ct)
+            if not isinstance(cts, tuple) or len(cts) != len(specs):
+                raise Exception  # (as JAX 0.10: one entry per argument is required)
+            return tuple(_apply_spec(s, c) for s, c in zip(specs, cts))
+        return apply
+
     # --- as a pytree
     def _stage(self) -> core.ClosedJaxpr:
         """The pullback as a jaxpr from output to input cotangents (traced once)."""
@@ -195,3 +207,44 @@ def _check_ct_type(ct, aval) -> None:
 
 
 register_pytree_node(VJP, VJP.tree_flatten, VJP.tree_unflatten)
+
+
+class _Marker:
+    __slots__ = ()
+
+    def __repr__(self):
+        return f"{type(self).__name__}()"
+
+    def __eq__(self, other):
+        return type(other) is type(self)
+
+    def __hash__(self):
+        return hash(type(self).__name__)
+
+
+class GradValue(_Marker):
+    """with_refs: return this argument's gradient as a value."""
+
+
+class DontWant(_Marker):
+    """with_refs: do not compute this argument's gradient."""
+
+
+class GradRef(_Marker):
+    """Returned in place of a gradient added into a ref."""
+
+
+class DidntWant(_Marker):
+    """Returned in place of a gradient not wanted."""
+
+
+def _apply_spec(spec, ct):
+    if type(spec) is GradValue:
+        return ct
+    if type(spec) is DontWant:
+        return DidntWant()
+    if type(spec) is state_types.Ref:
+        spec[...] += ct  # accumulated, as JAX's gradient refs
+        return GradRef()
+    raise TypeError(f"with_refs takes a Ref, jax.ad.GradValue() or jax.ad.DontWant() per "
+                    f"argument, got {spec!r}")

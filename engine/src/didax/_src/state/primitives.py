@@ -35,8 +35,8 @@ from didax._src.array import Array
 from didax._src.core import Primitive, ShapedArray, get_aval
 from didax._src.interpreters import ad, batching, lowering
 from didax._src.interpreters import partial_eval as pe
-from didax._src.lax._define import NONLINEAR, def_primitive, unsupported
-from didax._src.lax.select_convert import convert_element_type
+from didax._src.lax._define import def_primitive, unsupported
+from didax._src.lax.select_convert import _convert_element_type, convert_element_type
 from didax._src.numpy import array_creation, indexing
 from didax._src.numpy import manipulation as jnp_manip
 from didax._src.state import types as st
@@ -342,14 +342,25 @@ def _get_impl(ref, *idx, indexer):
 def _swap_impl(ref, val, *idx, indexer):
     _swap_abstract_eval(ref.aval, get_aval(val), indexer=indexer)
     old = read(ref._buf, indexer, idx)
-    ref._buf = write(ref._buf, indexer, idx, val, add=False)
+    ref._buf = _ref_typed(ref, write(ref._buf, indexer, idx, val, add=False))
     return old
 
 
 def _addupdate_impl(ref, val, *idx, indexer):
     _addupdate_abstract_eval(ref.aval, get_aval(val), indexer=indexer)
-    ref._buf = write(ref._buf, indexer, idx, val, add=True)
+    ref._buf = _ref_typed(ref, write(ref._buf, indexer, idx, val, add=True))
     return []
+
+
+def _ref_typed(ref, new):
+    """An eager write keeps the buffer of the ref's type (weak type included), as JAX's
+    eager writes do."""
+    if ref.owner is not None:
+        return new
+    inner, aval = ref.aval.inner_aval, get_aval(new)
+    if aval.weak_type != inner.weak_type and aval.dtype == inner.dtype:
+        return _convert_element_type(new, inner.dtype, weak_type=inner.weak_type)
+    return new
 
 
 def _freeze_impl(ref):
@@ -357,44 +368,52 @@ def _freeze_impl(ref):
 
 
 # ----------------------------------------------------------------------------------------
-# JVP: refs from outside a differentiated function are not differentiated
+# JVP: a ref with a tangent ref (jax.jvp of a ref argument) updates both; a ref from outside
+# the differentiated function takes no differentiated value
 # ----------------------------------------------------------------------------------------
 
 
-def _differentiated_ref(ref_tangent, ref_primal):
-    if type(ref_tangent) is not ad.Zero:
-        aval = get_aval(ref_primal)
-        raise ValueError(f"Expected cotangent type {aval} but got {aval.inner_aval}: a "
-                         "Ref cannot be differentiated with respect to; pass its value "
-                         "(ref[...]) instead")
-
-
 def _get_jvp(primals, tangents, *, indexer):
-    _differentiated_ref(tangents[0], primals[0])
+    ref_t = tangents[0]
     out = get_p.bind(*primals, indexer=indexer)
-    return out, ad.Zero.from_primal_value(out)
+    if type(ref_t) is ad.Zero:
+        return out, ad.Zero.from_primal_value(out)
+    return out, get_p.bind(ref_t, *primals[1:], indexer=indexer)
 
 
 def _write_jvp(name: str, what: str):
+    prim_of = {"swap": lambda: swap_p, "addupdate": lambda: addupdate_p}[name]
+
     def rule(primals, tangents, *, indexer):
-        _differentiated_ref(tangents[0], primals[0])
-        prim = swap_p if name == "swap" else addupdate_p
+        prim = prim_of()
         out = prim.bind(*primals, indexer=indexer)  # (JAX writes the primal, then raises)
-        if type(tangents[1]) is not ad.Zero:
-            raise Exception(
-                f"performing {what} operation with a differentiated value on a "
-                f"non-differentiated array reference of type {get_aval(primals[0])}. Move "
-                "the array reference to be an argument of the differentiated function?")
-        if name == "swap":
-            return out, ad.Zero.from_primal_value(out)
-        return out, []
+        ref_t, val_t = tangents[0], tangents[1]
+        if type(ref_t) is ad.Zero:
+            if type(val_t) is not ad.Zero:
+                raise Exception(
+                    f"performing {what} operation with a differentiated value on a "
+                    f"non-differentiated array reference of type {get_aval(primals[0])}. "
+                    "Move the array reference to be an argument of the differentiated "
+                    "function?")
+            return out, (ad.Zero.from_primal_value(out) if name == "swap" else [])
+        out_t = prim.bind(ref_t, ad.instantiate_zeros(val_t), *primals[2:], indexer=indexer)
+        return out, out_t
     return rule
 
 
 def _freeze_jvp(primals, tangents):
-    _differentiated_ref(tangents[0], primals[0])
     out = freeze_p.bind(*primals)
-    return out, ad.Zero.from_primal_value(out)
+    if type(tangents[0]) is ad.Zero:
+        return out, ad.Zero.from_primal_value(out)
+    return out, freeze_p.bind(tangents[0])
+
+
+def _ref_cotangent(ct, ref, *args, **params):
+    """Transposing reaches a ref operand only when differentiating with respect to a ref
+    (grad/vjp of a ref argument): its cotangent would have to be a ref (JAX's error)."""
+    aval = ref.aval if ad.is_undefined_primal(ref) else get_aval(ref)
+    inner = aval.inner_aval.strip_weak_type() if type(aval) is AbstractRef else aval
+    raise ValueError(f"Expected cotangent type {aval} but got {inner}")
 
 
 # ----------------------------------------------------------------------------------------
@@ -404,6 +423,8 @@ def _freeze_jvp(primals, tangents):
 
 def _get_batch(axis_data, vals, dims, *, indexer):
     ref, *idx = vals
+    if indexer is None:
+        return get_p.bind(ref, indexer=None), dims[0]
     full = get_p.bind(ref, indexer=None)
     outs, out_dims = batching.batch_flat(lambda f, *i: [read(f, indexer, i)], axis_data,
                                          [full, *idx], dims)
@@ -421,6 +442,12 @@ def _write_batch(add: bool):
         ref, val, *idx = vals
         if dims[0] is None:
             _unbatched_ref("an addupdate" if add else "a set/swap", ref)
+        if indexer is None:  # the whole ref: the value moved to the ref's batch axis
+            val = batching.matchaxis(axis_data.size, dims[1], dims[0], val)
+            if add:
+                addupdate_p.bind(ref, val, indexer=None)
+                return [], []
+            return swap_p.bind(ref, val, indexer=None), dims[0]
         full = get_p.bind(ref, indexer=None)
 
         def body(f, v, *i):
@@ -505,6 +532,7 @@ _NO_TRANSPOSE = unsupported(
     "refs never appear in linear programs: a ref allocated under grad/vjp is a cell whose "
     "operations are traced as pure indexing and updates, and writing a differentiated "
     "value into any other ref is an error")
+_NO_REF_GRAD = _ref_cotangent  # (a transpose that raises JAX's error)
 _CELL = ("never reached: under a transformation new_ref makes a cell of that "
          "transformation (_NewRefPrimitive.bind), not an equation")
 
@@ -514,21 +542,21 @@ new_ref_p = def_primitive(
     lower=_NO_LOWERING, primitive=_NewRefPrimitive("new_ref"))
 get_p = def_primitive(
     "get", abstract_eval=_get_abstract_eval, impl=None, eager_impl=_get_impl, jvp=_get_jvp,
-    transpose=_NO_TRANSPOSE, batch=_get_batch, lower=_NO_LOWERING, pp=_get_pp,
+    transpose=_NO_REF_GRAD, batch=_get_batch, lower=_NO_LOWERING, pp=_get_pp,
     primitive=_RefOpPrimitive("get"))
 swap_p = def_primitive(
     "swap", abstract_eval=_swap_abstract_eval, impl=None, eager_impl=_swap_impl,
-    jvp=_write_jvp("swap", "a set/swap"), transpose=_NO_TRANSPOSE,
+    jvp=_write_jvp("swap", "a set/swap"), transpose=_NO_REF_GRAD,
     batch=_write_batch(False), lower=_NO_LOWERING, pp=_swap_pp,
     primitive=_RefOpPrimitive("swap"))
 addupdate_p = def_primitive(
     "addupdate", abstract_eval=_addupdate_abstract_eval, impl=None,
     eager_impl=_addupdate_impl, jvp=_write_jvp("addupdate", "an addupdate"),
-    transpose=_NO_TRANSPOSE, batch=_write_batch(True), lower=_NO_LOWERING,
+    transpose=_NO_REF_GRAD, batch=_write_batch(True), lower=_NO_LOWERING,
     pp=_addupdate_pp, primitive=_RefOpPrimitive("addupdate", multiple_results=True))
 freeze_p = def_primitive(
     "freeze", abstract_eval=_freeze_abstract_eval, impl=None, eager_impl=_freeze_impl,
-    jvp=_freeze_jvp, transpose=NONLINEAR, batch=_freeze_batch, lower=_NO_LOWERING,
+    jvp=_freeze_jvp, transpose=_NO_REF_GRAD, batch=_freeze_batch, lower=_NO_LOWERING,
     primitive=_RefOpPrimitive("freeze"))
 
 pe.effects_rules[new_ref_p] = lambda **params: _ALLOC
