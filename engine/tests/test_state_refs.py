@@ -231,6 +231,36 @@ def transformation_errors(jx):
     return out
 
 
+@case
+def ref_arguments_and_gradient_refs(jx):
+    jnp = jx.numpy
+
+    def f(x_ref):
+        return x_ref[...] ** 2
+
+    def g(x, r):
+        r[...] += 1.
+        return x * r[...]
+
+    out: list = []
+    x_ref = jx.new_ref(2.)
+    attempt(out, lambda: jx.jvp(f, (x_ref,), (jx.new_ref(1.),)))
+    attempt(out, lambda: jx.grad(f)(x_ref))
+    attempt(out, lambda: jx.vjp(f, x_ref)[1](1.0))
+    attempt(out, lambda: (jx.grad(g)(2., x_ref), x_ref))
+    attempt(out, lambda: (jx.jit(jx.grad(g))(2., x_ref), x_ref))
+    grad_ref = jx.new_ref(jnp.zeros(4))
+    for i in [1, 3, 1]:
+        _, take_vjp = jx.vjp(jx.jit(lambda x, i: x[i]), jnp.arange(4.), i)
+        out.append(repr(take_vjp.with_refs(grad_ref, jx.ad.DontWant())(1.0)))
+    _, p_vjp = jx.vjp(lambda w, x: w @ x, jnp.ones((2, 2)), jnp.ones(2))
+    out += [repr(grad_ref),
+            repr(p_vjp.with_refs(jx.ad.GradValue(), jx.ad.DontWant())(jnp.ones(2)))]
+    out.append(str(jx.make_jaxpr(jx.vmap(lambda x, o: o.__setitem__(..., x)))(
+        jnp.arange(3.), jx.new_ref(jnp.zeros(3)))))
+    return out
+
+
 @pytest.mark.parametrize("name", list(CASES))
 def test_matches_jax(name):
     build = CASES[name]
