@@ -36,7 +36,7 @@ from didax._src.core import Primitive, ShapedArray, get_aval
 from didax._src.interpreters import ad, batching, lowering
 from didax._src.interpreters import partial_eval as pe
 from didax._src.lax._define import def_primitive, unsupported
-from didax._src.lax.select_convert import _convert_element_type, convert_element_type
+from didax._src.lax.select_convert import convert_element_type
 from didax._src.numpy import array_creation, indexing
 from didax._src.numpy import manipulation as jnp_manip
 from didax._src.state import types as st
@@ -342,25 +342,14 @@ def _get_impl(ref, *idx, indexer):
 def _swap_impl(ref, val, *idx, indexer):
     _swap_abstract_eval(ref.aval, get_aval(val), indexer=indexer)
     old = read(ref._buf, indexer, idx)
-    ref._buf = _ref_typed(ref, write(ref._buf, indexer, idx, val, add=False))
+    ref._buf = write(ref._buf, indexer, idx, val, add=False)
     return old
 
 
 def _addupdate_impl(ref, val, *idx, indexer):
     _addupdate_abstract_eval(ref.aval, get_aval(val), indexer=indexer)
-    ref._buf = _ref_typed(ref, write(ref._buf, indexer, idx, val, add=True))
+    ref._buf = write(ref._buf, indexer, idx, val, add=True)
     return []
-
-
-def _ref_typed(ref, new):
-    """An eager write keeps the buffer of the ref's type (weak type included), as JAX's
-    eager writes do."""
-    if ref.owner is not None:
-        return new
-    inner, aval = ref.aval.inner_aval, get_aval(new)
-    if aval.weak_type != inner.weak_type and aval.dtype == inner.dtype:
-        return _convert_element_type(new, inner.dtype, weak_type=inner.weak_type)
-    return new
 
 
 def _freeze_impl(ref):
