@@ -121,11 +121,32 @@ class VJP:
         is added into (the result then holds `GradRef()` there), `GradValue()` (the
         gradient returned, the default) or `DontWant()` (`DidntWant()` returned)."""
         def apply(ct):
-            cts = self(ct)
-            if not isinstance(cts, tuple) or len(cts) != len(specs):
+            if len(specs) != len(self.in_tree.children()):
                 raise Exception  # (as JAX 0.10: one entry per argument is required)
+            cts = (self._wanted(ct, specs) if any(type(s) is DontWant for s in specs)
+                   else self(ct))
             return tuple(_apply_spec(s, c) for s, c in zip(specs, cts))
         return apply
+
+    def _wanted(self, ct, specs) -> tuple:
+        """The cotangents of the arguments not marked DontWant, computed by the pullback
+        with the others' work removed (dead code), as JAX's transpose rules skip it."""
+        flat_ct, ct_tree = tree_flatten(ct)
+        if ct_tree != self.out_tree:
+            raise ValueError(f"unexpected tree structure of argument to vjp function: got "
+                             f"{ct_tree}, but expected to match {self.out_tree}")
+        closed = self._stage()
+        consts = self._consts() if self._res is not None else closed.consts
+        counts = [c.num_leaves for c in self.in_tree.children()]
+        used = [type(s) is not DontWant for s, n in zip(specs, counts) for _ in range(n)]
+        jaxpr, _ = pe.dce_jaxpr(closed.jaxpr, used, instantiate=True)
+        live = set(jaxpr.constvars)
+        consts = [c for v, c in zip(closed.jaxpr.constvars, consts) if v in live]
+        cts = [core_zeros(Zero(a)) if _is_float0(c) else c
+               for c, a in zip(flat_ct, self.out_avals)]
+        outs = iter(core.eval_jaxpr(jaxpr, consts, *cts))
+        return tree_unflatten(self.in_tree, [self._to_output(next(outs)) if u else None
+                                             for u in used])
 
     # --- as a pytree
     def _stage(self) -> core.ClosedJaxpr:
@@ -238,13 +259,17 @@ class DidntWant(_Marker):
     """Returned in place of a gradient not wanted."""
 
 
+for _cls in (GradValue, DontWant, GradRef, DidntWant):  # pytrees without leaves, as JAX's
+    register_pytree_node(_cls, lambda x: ((), None), lambda aux, ch, c=_cls: c())
+
+
 def _apply_spec(spec, ct):
     if type(spec) is GradValue:
         return ct
     if type(spec) is DontWant:
         return DidntWant()
     if type(spec) is state_types.Ref:
-        spec[...] += ct  # accumulated, as JAX's gradient refs
+        state_types.ops["addupdate"](spec, None, ct)  # accumulated, as JAX's gradient refs
         return GradRef()
     raise TypeError(f"with_refs takes a Ref, jax.ad.GradValue() or jax.ad.DontWant() per "
                     f"argument, got {spec!r}")

@@ -252,8 +252,7 @@ def ref_set(ref, idx, value) -> None:
 
 def ref_addupdate(ref, idx, x) -> None:
     """ref[idx] += x in place (`jax.ref.addupdate`)."""
-    _check_ref(ref, "ref_addupdate")
-    x = _implicit_cast(ref.dtype, x)
+    _check_ref(ref, "ref_addupdate")  # (no implicit cast here, as JAX)
     indexer, operands = make_indexer(ref.shape, idx)
     addupdate_p.bind(ref, x, *operands, indexer=indexer)
 
