@@ -259,6 +259,9 @@ def ref_arguments_and_gradient_refs(jx):
     _, p_vjp = jx.vjp(lambda w, x: w @ x, jnp.ones((2, 2)), jnp.ones(2))
     out += [repr(grad_ref),
             repr(p_vjp.with_refs(jx.ad.GradValue(), jx.ad.DontWant())(jnp.ones(2)))]
+    only_w = jx.make_jaxpr(lambda: p_vjp.with_refs(jx.ad.GradValue(), jx.ad.DontWant())(
+        jnp.ones(2)))()
+    out.append(str(str(only_w).count("dot_general")))
     out.append(str(jx.make_jaxpr(jx.vmap(lambda x, o: o.__setitem__(..., x)))(
         jnp.arange(3.), jx.new_ref(jnp.zeros(3)))))
     return out
