@@ -312,7 +312,27 @@ def _random_out_sharding(j, lax, jnp):
     return _with_mesh(mesh, run)
 
 
+def _unchecked_index_debug_print(j, lax, jnp):
+    mesh = _mesh2(j)
+    P = j.P
+
+    def h(v):
+        j.debug.print("v={v}", v=v)
+        print(j.sharding.get_abstract_mesh())
+        return v + lax.axis_index(("x", "y"))
+
+    def run():
+        x = j.device_put(jnp.arange(8.0).reshape(4, 2), P("x", "y"))
+        f = j.shard_map(lambda v: v * 2, in_specs=P("x", "y"), out_specs=P(), check_vma=False)
+        out = [f(x), j.jit(f)(x)]
+        text = _printed(lambda: out.append(j.shard_map(h, in_specs=P("x", "y"),
+                                                        out_specs=P("x", "y"))(x)))
+        return out, text
+    return _with_mesh(mesh, run)
+
+
 VALUE_CASES["random_out_sharding"] = _random_out_sharding
+VALUE_CASES["unchecked_index_debug_print"] = _unchecked_index_debug_print
 VALUE_CASES["jaxpr_mixed_vma"] = _jaxpr_mixed
 VALUE_CASES["jaxpr_2d_collectives"] = _jaxpr_2d
 

@@ -56,6 +56,7 @@ from didax._src.sharding import (
     NamedSharding,
     PartitionSpec,
     ShardedArray,
+    _abstract_override,
     get_mesh,
     layout_of,
     put_sharded,
@@ -181,10 +182,20 @@ def _manual_spec(layout, names, ndim) -> PartitionSpec:
 
 
 @contextlib.contextmanager
-def _bound(axes):
+def _bound(axes, mesh=None):
+    """The mesh axes bound while a body runs; inside, the current abstract mesh shows the
+    manual axes as Manual (as JAX's does)."""
     with contextlib.ExitStack() as stack:
         for name, size in axes:
             stack.enter_context(parallel.axis_env(name, size))
+        if mesh is not None:
+            manual = {n for n, _ in axes}
+            am = mesh.abstract_mesh
+            types = tuple(AxisType.Manual if n in manual else t
+                          for n, t in zip(am.axis_names, am.axis_types))
+            _abstract_override.append(AbstractMesh(am.axis_sizes, am.axis_names, types,
+                                                   _device_kind=am._device_kind))
+            stack.callback(_abstract_override.pop)
         yield
 
 
@@ -218,7 +229,7 @@ def run(call, mesh, axes, args, in_specs, specs_of, check_vma, fun_name, f=None)
     tree. specs_of(output pytree) gives the flat out_specs."""
     trace = ShardMapTrace(core.trace_ctx.trace, mesh, axes)
     tracers = [trace.new(*split(x, s, axes)) for x, s in zip(args, in_specs)]
-    with _bound(axes), core.set_current_trace(trace):
+    with _bound(axes, mesh), core.set_current_trace(trace):
         out = call(*tracers)
     flat, tree = tree_flatten(out)
     specs = specs_of(out)
@@ -288,7 +299,7 @@ def _staged(call, f, mesh, axes, args, in_specs, out_specs, check_vma):
             raise ValueError(f"shard_map out_specs: {e}") from None
         return flat
 
-    with _bound(axes):
+    with _bound(axes, mesh):
         closed = pe.trace_to_closed_jaxpr(body, blocks, "shard_map")
     consts = list(closed.consts)
     if consts:
@@ -333,7 +344,7 @@ def _emulation(params, fun_name="shard_map") -> ClosedJaxpr:
 
         def fun(*xs):
             body = core.jaxpr_as_fun(closed)
-            outs, _ = run(lambda *bs: list(body(*bs)), get_mesh() or mesh, axes, xs,
+            outs, _ = run(lambda *bs: list(body(*bs)), mesh, axes, xs,
                           params["in_specs"], lambda outs: specs_out, params["check_vma"],
                           fun_name)
             return outs

@@ -304,7 +304,14 @@ ad.defjvp_zero(axis_index_p)
 
 
 def axis_index(axis_name):
-    """This member's index along the named axis (an int32 scalar)."""
+    """This member's index along the named axis (an int32 scalar); for a tuple of axes,
+    its index in their row-major product."""
+    if isinstance(axis_name, (tuple, list)):
+        out = None
+        for name in axis_name:
+            idx = axis_index(name)
+            out = idx if out is None else out * axis_size(name, "axis_index") + idx
+        return out
     axis_size(axis_name, "axis_index")
     return axis_index_p.bind(axis_name=axis_name)
 
