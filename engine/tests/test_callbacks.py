@@ -456,7 +456,21 @@ PRINTS = {
     # a print inside a custom rule's function is kept though only its gradient is used
     "custom_vjp_jit_grad": lambda jx, n, io_: _print_in_custom_rule(jx, "vjp"),
     "custom_jvp_jit_grad": lambda jx, n, io_: _print_in_custom_rule(jx, "jvp"),
+    # a checkpointed function's print happens again when the backward pass recomputes it
+    "checkpoint_grad": lambda jx, n, io_: jx.grad(_print_in_checkpoint(jx))(2.0),
+    "checkpoint_jit_grad": lambda jx, n, io_: jx.jit(jx.grad(_print_in_checkpoint(jx)))(2.0),
+    "checkpoint_vjp": lambda jx, n, io_: [print("fwd"), jx.vjp(_print_in_checkpoint(jx), 2.0)
+                                         [1](1.0)],
+    "checkpoint_linearize": lambda jx, n, io_: jx.linearize(_print_in_checkpoint(jx),
+                                                            2.0)[1](1.0),
 }
+
+
+def _print_in_checkpoint(jx):
+    def rm(x):
+        jx.debug.print("rm {}", x)
+        return jx.numpy.sin(jx.numpy.sin(x))
+    return jx.checkpoint(rm)
 
 
 def _print_in_custom_rule(jx, kind):

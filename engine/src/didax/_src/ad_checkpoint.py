@@ -308,6 +308,10 @@ def _saved_and_replayed(kj: Jaxpr, res_atoms, policy) -> tuple[list, list]:
     seen: set = set()
     saved_set: set = set()
     replay_set: set = set()
+    for e in kj.eqns:  # effects (a debug print, a check) happen again when recomputing
+        if e.effects:
+            replay_set.add(id(e))
+            need.extend(a for a in e.invars if type(a) is Var and a in produced)
     while need:
         v = need.pop()
         if v in seen:
