@@ -267,6 +267,39 @@ def ref_arguments_and_gradient_refs(jx):
     return out
 
 
+@case
+def loops_under_transformations(jx):
+    jnp, lax = jx.numpy, jx.lax
+
+    def w(x, o):
+        def body(i, c):
+            o[i] += x * i
+            return c
+        lax.fori_loop(0, 3, body, 0.)
+
+    o1, o2 = jx.new_ref(jnp.zeros((2, 3))), jx.new_ref(jnp.zeros((2, 3)))
+    jx.vmap(w)(jnp.arange(2.), o1)
+    jx.jit(jx.vmap(w))(jnp.arange(2.), o2)
+
+    def cumsum(xs):
+        r = jx.new_ref(0.)
+
+        def body(c, x):
+            r[...] += x
+            return c, r[...]
+        return lax.scan(body, 0., xs)[1]
+
+    def q(x):
+        r = jx.new_ref(x)
+        r[...] = lax.cond(x > 0, lambda: r[...] * 2, lambda: r[...] * 3)
+        return r[...]
+
+    return [repr(o1), repr(o2), repr(jx.grad(lambda xs: cumsum(xs).sum())(jnp.arange(4.))),
+            repr(jx.vmap(cumsum)(jnp.ones((2, 3)))), repr(jx.grad(q)(1.5)),
+            repr(jx.jacrev(lambda x: cumsum(x * jnp.arange(3.)))(2.)),
+            str(jx.make_jaxpr(cumsum)(jnp.arange(4.)))]
+
+
 @pytest.mark.parametrize("name", list(CASES))
 def test_matches_jax(name):
     build = CASES[name]

@@ -30,7 +30,7 @@ from didax._src.core import ClosedJaxpr, Jaxpr, Literal, Primitive, Var
 from didax._src.interpreters import partial_eval as pe
 from didax._src.state import primitives as sp
 from didax._src.state import types as st
-from didax._src.state.types import Ref, RefEffect, is_cell, is_ref, lift_ref_consts
+from didax._src.state.types import Ref, RefEffect, is_ref, lift_ref_consts
 
 discharge_rules: dict[Primitive, Callable] = {}
 memoized = pjit._memoized  # (stable jaxprs keep the compile caches warm)
@@ -86,18 +86,23 @@ def _allocates(eqn) -> bool:
                                                    for e in eqn.effects)
 
 
-def bind_cells(prim: Primitive, args: Sequence[Any], params: dict) -> list:
-    """Binds a higher-order primitive some of whose operands are a transformation's cells
-    (state.types.bind): the cells' values go in, their final values are written back."""
+def bind_refs(prim: Primitive, args: Sequence[Any], params: dict) -> list:
+    """Binds a higher-order primitive with ref operands under a transformation
+    (state.types.bind): each ref read whole, the discharged primitive bound on the values,
+    the final values written back (reads and writes go through the transformation's rules:
+    a batched ref is read and written batched, a cell directly)."""
     var_of: dict[int, Var] = {}
-    invars = [var_of.setdefault(id(a), Var(a.aval)) if is_cell(a) else Var(core.get_aval(a))
-              for a in args]
+    flags = [is_ref(a) for a in args]
+    invars = [var_of.setdefault(id(a), Var(core.get_aval(a))) if f
+              else Var(core.get_aval(a)) for a, f in zip(args, flags)]
     eqn = core.new_eqn(invars, [], prim, params)
-    flags = [is_cell(a) for a in args]
-    new_vals, outs = _rule(eqn)(eqn, [a._buf if f else a for a, f in zip(args, flags)], flags)
+    vals = [sp.get_p.bind(a, indexer=None) if f else a for a, f in zip(args, flags)]
+    new_vals, outs = _rule(eqn)(eqn, vals, flags)
+    written: set[int] = set()
     for a, f, v in zip(args, flags, new_vals):
-        if f and v is not None:
-            a._buf = v
+        if f and v is not None and id(a) not in written:
+            written.add(id(a))
+            sp.swap_p.bind(a, v, indexer=None)
     return outs
 
 
@@ -201,4 +206,4 @@ def bind(closed: ClosedJaxpr, flat: Sequence[Any], name: str, keep_unused: bool,
 
 
 pjit.state_hooks.update(call=call, bind=bind)
-st.ops["bind_cells"] = bind_cells
+st.ops["bind_refs"] = bind_refs

@@ -269,7 +269,8 @@ def free_ref(ref) -> tuple:
     return ()
 
 
-st.ops.update(get=ref_get, swap=ref_swap, addupdate=ref_addupdate)
+st.ops.update(get=ref_get, swap=ref_swap, addupdate=ref_addupdate,
+              staging=pe.DynamicJaxprTrace)
 
 
 # ----------------------------------------------------------------------------------------

@@ -21,8 +21,9 @@ import numpy as np
 
 from didax._src import core
 
-# Installed by state/primitives.py: "get", "swap", "addupdate" (ref, idx[, value]); by
-# state/discharge.py: "bind_cells" (primitive, args, params).
+# Installed by state/primitives.py: "get", "swap", "addupdate" (ref, idx[, value]), and
+# "staging" (the staging trace's class); by state/discharge.py: "bind_refs" (primitive,
+# args, params).
 ops: dict[str, Any] = {}
 
 
@@ -237,11 +238,15 @@ def is_cell(x) -> bool:
 
 
 def bind(prim, *args, **params):
-    """prim.bind(*args, **params) for a higher-order primitive whose operands may include a
-    transformation's cells (a loop body closing over a ref allocated under grad or vmap):
-    those are discharged first, the primitive bound on their values, and the cells
-    updated."""
+    """prim.bind(*args, **params) for a higher-order primitive (a loop, a branch) whose
+    operands may include refs (its body closed over them). Under a transformation (grad,
+    vmap, ...) the primitive is discharged right here: the refs are read, the pure
+    primitive bound on their values, and the final values written back, each read and
+    write through the transformation's own rules (ops["bind_refs"]). Eagerly and when
+    staged, it is bound as it is (discharged when the program is compiled)."""
     for a in args:
-        if type(a) is Ref and a.owner is not None:
-            return ops["bind_cells"](prim, args, params)
+        if type(a) is Ref or (isinstance(a, core.Tracer) and type(a.aval) is AbstractRef):
+            if not isinstance(core.trace_ctx.trace, (core.EvalTrace, ops["staging"])):
+                return ops["bind_refs"](prim, args, params)
+            break
     return prim.bind(*args, **params)
