@@ -19,6 +19,7 @@ cache-sized block of the batch at a time. May import core and array.
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -37,16 +38,26 @@ def _dtype(x):
 
 def fits(lhs, rhs, **params) -> bool:
     """Whether conv_general_dilated(lhs, rhs, **params) is one this module computes."""
+    try:
+        key = tuple(params.items())
+        return _fits(np.shape(lhs), np.shape(rhs), _dtype(lhs), _dtype(rhs), key)
+    except TypeError:  # (an unhashable parameter)
+        return _fits.__wrapped__(np.shape(lhs), np.shape(rhs), _dtype(lhs), _dtype(rhs),
+                                 tuple(params.items()))
+
+
+@functools.lru_cache(maxsize=512)
+def _fits(lhs_shape, rhs_shape, dtype, rhs_dtype, key) -> bool:
+    params = dict(key)
     dn = params["dimension_numbers"]
     if dn is None or len(dn.lhs_spec) < 3:
         return False
-    dtype = _dtype(lhs)
-    if not (dtype in _DTYPES and _dtype(rhs) == dtype
+    if not (dtype in _DTYPES and rhs_dtype == dtype
             and params["batch_group_count"] == 1
             and params["preferred_element_type"] in (None, dtype)
             and params.get("out_sharding") is None):
         return False
-    return _cols_size(np.shape(lhs), np.shape(rhs), params) <= _MAX_COLS
+    return _cols_size(lhs_shape, rhs_shape, params) <= _MAX_COLS
 
 
 def _cols_size(lhs_shape, rhs_shape, params) -> int:
@@ -63,14 +74,13 @@ def _cols_size(lhs_shape, rhs_shape, params) -> int:
 
 def _dilate_and_pad(x: np.ndarray, lhs_dilation, padding) -> np.ndarray:
     """x (batch, *spatial, features) with holes between its elements and edge padding."""
-    if all(d == 1 for d in lhs_dilation) and all(lo >= 0 and hi >= 0 for lo, hi in padding):
-        if not any(lo or hi for lo, hi in padding):
+    plan = _pad_plan(x.shape, tuple(lhs_dilation), tuple(padding))
+    if plan is not None:  # no holes, padding >= 0 (np.pad costs ~20 us of Python per call)
+        if not plan:
             return x
-        # (np.pad costs ~20 us of Python per call; zeros and one copy do the same)
-        shape = (x.shape[0], *(n + lo + hi for n, (lo, hi) in zip(x.shape[1:-1], padding)),
-                 x.shape[-1])
+        shape, interior = plan
         out = np.zeros(shape, x.dtype)
-        out[(slice(None), *(slice(lo, lo + n) for n, (lo, _) in zip(x.shape[1:-1], padding)))] = x
+        out[interior] = x
         return out
     if any(d != 1 for d in lhs_dilation):
         shape = (x.shape[0], *((n - 1) * d + 1 if n else 0
@@ -87,42 +97,85 @@ def _dilate_and_pad(x: np.ndarray, lhs_dilation, padding) -> np.ndarray:
     return x
 
 
+@functools.lru_cache(maxsize=512)
+def _pad_plan(shape, lhs_dilation, padding):
+    """For no holes and padding >= 0: () when nothing changes, else the padded shape and
+    x's place in it. None otherwise."""
+    if any(d != 1 for d in lhs_dilation) or any(lo < 0 or hi < 0 for lo, hi in padding):
+        return None
+    if not any(lo or hi for lo, hi in padding):
+        return ()
+    padded = (shape[0], *(n + lo + hi for n, (lo, hi) in zip(shape[1:-1], padding)), shape[-1])
+    return padded, (slice(None), *(slice(lo, lo + n) for n, (lo, _) in zip(shape[1:-1], padding)))
+
+
 def _windows(x: np.ndarray, window, window_strides, rhs_dilation):
     """Every window of x (batch, *spatial, features), already dilated and padded, at once:
     a view (batch, *out spatial, *window, features), and the out spatial shape."""
-    reach = [(w - 1) * d + 1 for w, d in zip(window, rhs_dilation)]
-    out_sp = tuple(max(0, (p - r) // s + 1)
-                   for p, r, s in zip(x.shape[1:-1], reach, window_strides))
-    st = x.strides
-    shape = (x.shape[0], *out_sp, *window, x.shape[-1])
-    strides = (st[0], *(a * s for a, s in zip(st[1:-1], window_strides)),
-               *(a * d for a, d in zip(st[1:-1], rhs_dilation)), st[-1])
+    shape, strides, out_sp = _window_geometry(x.shape, x.strides, tuple(window),
+                                              tuple(window_strides), tuple(rhs_dilation))
     if x.flags.c_contiguous and x.size:  # (a view on x's buffer: ~8x cheaper to make)
         return np.ndarray(shape, x.dtype, x, 0, strides), out_sp
     return as_strided(x, shape, strides, writeable=False), out_sp
 
 
+@functools.lru_cache(maxsize=512)
+def _window_geometry(xshape, xstrides, window, window_strides, rhs_dilation):
+    reach = [(w - 1) * d + 1 for w, d in zip(window, rhs_dilation)]
+    out_sp = tuple(max(0, (p - r) // s + 1)
+                   for p, r, s in zip(xshape[1:-1], reach, window_strides))
+    st = xstrides
+    shape = (xshape[0], *out_sp, *window, xshape[-1])
+    strides = (st[0], *(a * s for a, s in zip(st[1:-1], window_strides)),
+               *(a * d for a, d in zip(st[1:-1], rhs_dilation)), st[-1])
+    return shape, strides, out_sp
+
+
 def _lhs_natural(lhs, lhs_spec):
     """lhs as (batch, *spatial, features)."""
-    return np.transpose(lhs, (lhs_spec[0], *lhs_spec[2:], lhs_spec[1]))
+    return _permuted(lhs, _natural_perm(tuple(lhs_spec)))
 
 
 def _rhs_natural(rhs, rhs_spec):
     """The kernel as (*window, in features, out features)."""
-    return np.transpose(rhs, (*rhs_spec[2:], rhs_spec[1], rhs_spec[0]))
+    return _permuted(rhs, _kernel_perm(tuple(rhs_spec)))
 
 
 def _out_natural(out, out_spec):
     """A result or cotangent as (batch, *spatial, features)."""
-    return np.transpose(out, (out_spec[0], *out_spec[2:], out_spec[1]))
+    return _permuted(out, _natural_perm(tuple(out_spec)))
 
 
 def _from_natural(x, spec):
     """The inverse of _lhs_natural/_out_natural: (batch, *spatial, features) in spec's layout."""
+    return _permuted(x, _from_natural_perm(tuple(spec)))
+
+
+def _permuted(x, perm):
+    return x if perm is None else np.transpose(x, perm)
+
+
+def _identity_as_none(perm):
+    perm = tuple(perm)
+    return None if perm == tuple(range(len(perm))) else perm
+
+
+@functools.lru_cache(maxsize=64)
+def _natural_perm(spec):
+    return _identity_as_none((spec[0], *spec[2:], spec[1]))
+
+
+@functools.lru_cache(maxsize=64)
+def _kernel_perm(spec):
+    return _identity_as_none((*spec[2:], spec[1], spec[0]))
+
+
+@functools.lru_cache(maxsize=64)
+def _from_natural_perm(spec):
     perm = [0] * len(spec)
     for j, d in enumerate(spec):
         perm[d] = 0 if j == 0 else (len(spec) - 1 if j == 1 else j - 1)
-    return np.transpose(x, perm)
+    return _identity_as_none(perm)
 
 
 def conv_on_numpy(lhs: np.ndarray, rhs: np.ndarray, *, window_strides, padding, lhs_dilation,
@@ -157,15 +210,20 @@ def _windows_matmul(x: np.ndarray, k: np.ndarray, window_strides, rhs_dilation):
 _BLOCK_BYTES = 256 << 10  # a quarter of a core's L2 cache on the machines measured
 
 
-def _batch_blocks(windows: np.ndarray) -> list[tuple[int, int]]:
+def _batch_blocks(windows: np.ndarray) -> tuple[tuple[int, int], ...]:
     """Ranges of the batch whose windows matrices are gathered and multiplied one at a time:
     a block's matrix stays in cache for its product (one matrix of all the batch is
     several MB, written to memory and read back). Window-major gathers take one block."""
-    b = windows.shape[0]
-    if windows.shape[-1] < 4 or b == 0:
-        return [(0, b)]
-    step = max(1, _BLOCK_BYTES // (windows.itemsize * (windows.size // b)))
-    return [(i, min(b, i + step)) for i in range(0, b, step)]
+    return _blocks_of(windows.shape, windows.itemsize)
+
+
+@functools.lru_cache(maxsize=512)
+def _blocks_of(shape, itemsize):
+    b = shape[0]
+    if shape[-1] < 4 or b == 0:
+        return ((0, b),)
+    step = max(1, _BLOCK_BYTES // (itemsize * (math.prod(shape) // b)))
+    return tuple((i, min(b, i + step)) for i in range(0, b, step))
 
 
 def _cols(x: np.ndarray, windows: np.ndarray, lo: int, hi: int) -> np.ndarray:
@@ -175,17 +233,27 @@ def _cols(x: np.ndarray, windows: np.ndarray, lo: int, hi: int) -> np.ndarray:
     dimension's elements x features, contiguous in x) copied as one item (NumPy copies a
     few floats at a time otherwise); else window-major (runs along the output's last
     spatial dimension) and transposed (a view)."""
-    n = windows.ndim // 2 - 1
-    rows = (hi - lo) * math.prod(windows.shape[1:n + 1])
+    rows, perm, item = _gather_plan(windows.shape, windows.strides, x.itemsize, hi - lo)
     block = windows[lo:hi]
-    if windows.shape[-1] < 4:
-        return block.transpose(*range(n + 1, 2 * n + 2), *range(n + 1)).reshape(-1, rows).T
-    if x.flags.c_contiguous and rows and windows.strides[-1] == x.itemsize \
-            and windows.strides[-2] == x.itemsize * windows.shape[-1]:
-        item = np.dtype((np.void, x.itemsize * windows.shape[-2] * windows.shape[-1]))
+    if perm is not None:
+        return block.transpose(perm).reshape(-1, rows).T
+    if item is not None and x.flags.c_contiguous and rows:
         runs = np.ndarray(block.shape[:-2], item, x, lo * windows.strides[0], block.strides[:-2])
         return np.ascontiguousarray(runs).view(x.dtype).reshape(rows, -1)
     return block.reshape(rows, -1)
+
+
+@functools.lru_cache(maxsize=512)
+def _gather_plan(shape, strides, itemsize, batch):
+    """(rows of a block of `batch` elements, the window-major order or None, the item type
+    of a run or None) for windows of this shape and strides."""
+    n = len(shape) // 2 - 1
+    rows = batch * math.prod(shape[1:n + 1])
+    if shape[-1] < 4:
+        return rows, (*range(n + 1, 2 * n + 2), *range(n + 1)), None
+    if strides[-1] == itemsize and strides[-2] == itemsize * shape[-1]:
+        return rows, None, np.dtype((np.void, itemsize * shape[-2] * shape[-1]))
+    return rows, None, None
 
 
 def _windows_times_kernel(windows: np.ndarray, k: np.ndarray, rows: int, groups: int):
@@ -240,15 +308,26 @@ def _lhs_cotangent(ct, rhs, lhs_shape, *, window_strides, padding, lhs_dilation,
     n = len(lhs_spec) - 2
     g = _out_natural(ct, out_spec)
     k = _rhs_natural(rhs, rhs_spec)[(slice(None, None, -1),) * n].swapaxes(-1, -2)
-    pads = []
-    for i, d in enumerate(lhs_spec[2:]):
-        span = (lhs_shape[d] - 1) * lhs_dilation[i] + 1 if lhs_shape[d] else 0
-        reach = (k.shape[i] - 1) * rhs_dilation[i] + 1
-        out = (g.shape[1 + i] - 1) * window_strides[i] + 1
-        before = reach - padding[i][0] - 1
-        pads.append((before, span + reach - 1 - out - before))
+    pads = _transpose_pads(tuple(lhs_shape[d] for d in lhs_spec[2:]), k.shape[:n],
+                           g.shape[1:-1], tuple(window_strides), tuple(padding),
+                           tuple(lhs_dilation), tuple(rhs_dilation))
     x = _dilate_and_pad(g, window_strides, pads)
     return _from_natural(_windows_matmul(x, k, lhs_dilation, rhs_dilation), lhs_spec)
+
+
+@functools.lru_cache(maxsize=256)
+def _transpose_pads(spatial, window, out_spatial, window_strides, padding, lhs_dilation,
+                    rhs_dilation):
+    """The padding of the output cotangent (dilated by the strides) whose convolution with
+    the flipped kernel gives the input's cotangent."""
+    pads = []
+    for i, size in enumerate(spatial):
+        span = (size - 1) * lhs_dilation[i] + 1 if size else 0
+        reach = (window[i] - 1) * rhs_dilation[i] + 1
+        out = (out_spatial[i] - 1) * window_strides[i] + 1
+        before = reach - padding[i][0] - 1
+        pads.append((before, span + reach - 1 - out - before))
+    return tuple(pads)
 
 
 def _host(x) -> bool:
@@ -281,7 +360,14 @@ def _rhs_cotangent(ct, lhs, rhs_shape, *, window_strides, padding, lhs_dilation,
         kg = np.matmul(cols.transpose(0, 2, 1), gg)  # (groups, window x cg, og)
         k = kg.reshape(groups, *window, cg, og).transpose(
             *range(1, n + 2), 0, n + 2).reshape(*window, cg, -1)
-    perm = [0] * (n + 2)  # (*window, in, out) back to rhs_spec's layout
-    for j, d in enumerate(rhs_spec):
+    return _permuted(k, _kernel_back_perm(tuple(rhs_spec)))
+
+
+@functools.lru_cache(maxsize=64)
+def _kernel_back_perm(spec):
+    """(*window, in, out) back to spec's layout."""
+    n = len(spec) - 2
+    perm = [0] * (n + 2)
+    for j, d in enumerate(spec):
         perm[d] = n + 1 if j == 0 else (n if j == 1 else j - 2)
-    return np.transpose(k, perm)
+    return _identity_as_none(perm)

@@ -80,17 +80,27 @@ def _out_shape(shape, window_dimensions, window_strides):
 def _reduce(x, window_dimensions, window_strides, padding, kind):
     ufunc, fill = (np.maximum, -np.inf) if kind == "ge" else (np.minimum, np.inf)
     x = _padded(x, padding, fill)
-    shape = _out_shape(x.shape, window_dimensions, window_strides)
+    shape, tiles = _reduce_plan(x.shape, tuple(window_dimensions), tuple(window_strides))
     if not all(shape):
         return np.full(shape, fill, x.dtype)
-    tiles = _tiling(x, shape, window_dimensions, window_strides)
-    if tiles is not None and math.prod(window_dimensions) > 1:
+    if tiles is not None:
         return _reduce_planes(x, tiles, shape, kind, padding)
     elements = _window_elements(window_dimensions, window_strides, shape)
     out = np.array(x[next(elements)])
     for sl in elements:
         ufunc(out, x[sl], out=out)
     return out
+
+
+@functools.lru_cache(maxsize=256)
+def _reduce_plan(shape, window_dimensions, window_strides):
+    """The output shape, and the tiling of x when windows of more than one element tile it
+    (else None)."""
+    out = _out_shape(shape, window_dimensions, window_strides)
+    tiles = None
+    if all(out) and math.prod(window_dimensions) > 1:
+        tiles = _tiling_of(shape, out, window_dimensions, window_strides)
+    return out, tiles
 
 
 def _reduce_planes(x, tiles, shape, kind, padding):
@@ -101,8 +111,20 @@ def _reduce_planes(x, tiles, shape, kind, padding):
     out = planes.max(axis=0) if kind == "ge" else planes.min(axis=0)
     chosen = _first_of(planes, out)
     if chosen is not None:
-        _remember(out, (chosen, tiles, x.shape, padding))
+        _remember(out, (chosen, _back_plan(tiles, x.shape, tuple(map(tuple, padding)))))
     return out
+
+
+@functools.lru_cache(maxsize=256)
+def _back_plan(tiles, padded_shape, padding):
+    """How chosen_pullback returns window planes to x's layout: the planes' split shape,
+    the inverse order, the padded shape and the crop to x (None: no padding)."""
+    split, perm = tiles
+    crop = None
+    if any(lo or hi for lo, hi in padding):
+        crop = tuple(slice(lo, n - hi) for (lo, hi), n in zip(padding, padded_shape))
+    return ([split[i] for i in perm], tuple(int(d) for d in np.argsort(perm)), padded_shape,
+            crop)
 
 
 def reduce_window_max(x, *, window_dimensions, window_strides, padding, **_):
@@ -141,15 +163,12 @@ def chosen_pullback(ct: np.ndarray, ans: np.ndarray):
     if entry is None or entry[0]() is not ans or ct.shape != ans.shape \
             or ct.dtype != ans.dtype:
         return None
-    chosen, (split, perm), padded_shape, padding = entry[1]
+    chosen, (split, back, padded_shape, crop) = entry[1]
     src = ct + np.zeros((), ct.dtype)  # 0 + ct: -0.0 becomes 0.0, as XLA adds
     u = _UINT[src.dtype.itemsize]  # the source's bits times 0 or 1: exactly 0.0 or source
     parts = np.multiply(src.view(u), chosen.view(np.uint8), dtype=u).view(src.dtype)
-    out = _transposed(parts.reshape([split[i] for i in perm]), np.argsort(perm))
-    out = out.reshape(padded_shape)
-    if any(lo or hi for lo, hi in padding):
-        out = out[tuple(slice(lo, n - hi) for (lo, hi), n in zip(padding, padded_shape))]
-    return out
+    out = _transposed(parts.reshape(split), back).reshape(padded_shape)
+    return out if crop is None else out[crop]
 
 
 def select_and_scatter_add(source, operand, *, select_prim, window_dimensions,
@@ -209,7 +228,9 @@ def _transposed(a: np.ndarray, perm) -> np.ndarray:
     """a.transpose(perm) as a new C-ordered array. The trailing axes perm leaves in place
     (once axes of size 1 are set aside) are copied as one item each: NumPy copies short
     inner runs (a few features of NHWC) element by element, several times slower."""
-    plan = _transpose_plan(a.shape, tuple(int(d) for d in perm), a.itemsize)
+    if type(perm) is not tuple:
+        perm = tuple(int(d) for d in perm)
+    plan = _transpose_plan(a.shape, perm, a.itemsize)
     if plan is None or not a.flags.c_contiguous:
         return np.ascontiguousarray(a.transpose(perm))
     outer, item, inner_perm, out_shape = plan
