@@ -13,6 +13,7 @@ import pytest
 from didax._src.lax.lax import _binary_on_host
 from didax._src.lax.select_convert import _select_n_impl
 from didax._src.numpy import util
+from oracle import x64_mode
 
 
 def test_jitted_jnp_functions_run_op_by_op_under_the_tape(monkeypatch):
@@ -55,7 +56,8 @@ def test_binary_with_a_small_broadcast_operand_is_numpys(fn):
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_maximum_with_zero_is_numpys(dtype):
     """A ReLU's max(x, 0) on the host: NaN, signed zeros, infinities, denormals as NumPy."""
-    x = (np.random.default_rng(2).standard_normal((40, 100)) * 3).astype(dtype)
+    x = (np.random.default_rng(2).standard_normal((400, 100)) * 3).astype(dtype)  # (the
+    # bit path's size)
     tiny = np.finfo(dtype).smallest_subnormal
     x[0, :10] = [np.nan, -np.nan, 0.0, -0.0, np.inf, -np.inf, tiny, -tiny, 1.0, -1.0]
     for zero in (np.zeros((), dtype), np.array(-0.0, dtype)):
@@ -75,3 +77,21 @@ def test_select_against_broadcast_zeros_is_exact(dtype):
         for cases in ((f, a), (a, f)):
             got = _select_n_impl(which, *cases)
             assert got.tobytes() == np.where(which, cases[1], cases[0]).tobytes()
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("shape", [(32, 28, 28, 8), (64, 16), (8, 7, 7, 3)])
+def test_bias_gradient_sum_under_the_tape(dtype, shape):
+    """A bias's gradient sums a batch of images to one value per feature: on the host as a
+    BLAS product with a row of ones, JAX's values within float rounding."""
+    x = np.random.default_rng(3).standard_normal(shape).astype(dtype)
+    b = np.linspace(-1, 1, shape[-1]).astype(dtype)
+
+    def loss(jnp):
+        return lambda b, x: (jnp.tanh(x + b) * x).sum()
+    with x64_mode(dtype == np.float64):
+        got = didax.grad(loss(didax.numpy))(b, x)
+        want = jax.grad(loss(jax.numpy))(b, x)
+    assert got.shape == want.shape and got.dtype == want.dtype == dtype
+    tol = 2e-5 if dtype == np.float32 else 1e-12
+    np.testing.assert_allclose(got, want, rtol=tol, atol=tol * np.sqrt(x.size))

@@ -20,6 +20,7 @@ May import core, dtypes, the interpreters and lax.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from typing import Any, NamedTuple
 
@@ -97,6 +98,14 @@ _LABELS = (("N", "C"), ("O", "I"), ("N", "C"))
 def conv_general_permutations(dimension_numbers):
     """Layout strings -> (lhs, rhs, out) permutations into (batch/out-feature,
     feature/in-feature, *spatial), spatial dimensions ordered as in the kernel's string."""
+    try:
+        return _permutations(tuple(dimension_numbers))
+    except TypeError:  # (unhashable: the checks below say what is wrong)
+        return _permutations.__wrapped__(dimension_numbers)
+
+
+@functools.lru_cache(maxsize=64)
+def _permutations(dimension_numbers):
     lhs_s, rhs_s, out_s = dimension_numbers
     for i, (spec, (a, b)) in enumerate(zip(dimension_numbers, _LABELS)):
         if not spec.count(a) == spec.count(b) == 1:

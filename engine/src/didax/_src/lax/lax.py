@@ -397,8 +397,11 @@ def _binary_on_host(np_fn, x, y):
 _UINT_BITS = {np.dtype(np.float32): np.uint32, np.dtype(np.float64): np.uint64}
 
 
+_RELU_MIN = 1 << 15  # elements: below, np.maximum is faster (the multiply's set-up costs)
+
+
 def _relu_fits(x, y) -> bool:
-    return (type(x) is np.ndarray and x.size >= 4 * _LONG_RUN and x.dtype in _UINT_BITS
+    return (type(x) is np.ndarray and x.size >= _RELU_MIN and x.dtype in _UINT_BITS
             and type(y) is np.ndarray and y.dtype == x.dtype
             and not y.view(_UINT_BITS[x.dtype]))
 

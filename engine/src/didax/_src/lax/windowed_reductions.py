@@ -17,6 +17,7 @@ May import core, dtypes, tree_util, the interpreters and lax.
 
 from __future__ import annotations
 
+import functools
 import itertools
 from collections.abc import Callable, Sequence
 
@@ -524,12 +525,15 @@ def _monoid_primitive(computation, flat_init):
     if val is None or np.shape(val) != ():
         return None
     dtype = core.get_aval(flat_init[0]).dtype
-    choices = {lax_.add: (reduce_window_sum_p, "sum"), lax_.max: (reduce_window_max_p, "max"),
-               lax_.min: (reduce_window_min_p, "min")}
-    prim, kind = choices.get(computation, (None, None))
-    if prim is None or not np.equal(np.asarray(val), lred._identity(dtype, kind)):
+    prim, kind = _MONOIDS.get(computation, (None, None))
+    if prim is None or not np.equal(np.asarray(val), _identity(dtype, kind)):
         return None
     return prim
+
+
+_MONOIDS = {lax_.add: (reduce_window_sum_p, "sum"), lax_.max: (reduce_window_max_p, "max"),
+            lax_.min: (reduce_window_min_p, "min")}
+_identity = functools.lru_cache(maxsize=64)(lred._identity)
 
 
 def reduce_window(operand, init_value, computation: Callable, window_dimensions,

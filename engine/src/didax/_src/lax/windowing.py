@@ -8,6 +8,7 @@ Pure shape arithmetic on integers. May import dtypes only.
 from __future__ import annotations
 
 import enum
+import functools
 import operator
 from collections.abc import Sequence
 
@@ -26,6 +27,17 @@ def padtype_to_pads(in_shape: Sequence[int], window_shape: Sequence[int],
                     window_strides: Sequence[int], padding) -> list[tuple[int, int]]:
     """(low, high) pads per dimension for 'VALID', 'SAME' (any odd pad at the end) or
     'SAME_LOWER' (any odd pad at the start); SAME keeps ceil(in / stride) outputs."""
+    try:
+        key = (tuple(map(int, in_shape)), tuple(map(int, window_shape)),
+               tuple(map(int, window_strides)), padding)
+        hash(key)
+    except Exception:  # noqa: BLE001 (symbolic sizes, unhashable padding: not cached)
+        return list(_pads.__wrapped__(in_shape, window_shape, window_strides, padding))
+    return list(_pads(*key))
+
+
+@functools.lru_cache(maxsize=256)
+def _pads(in_shape, window_shape, window_strides, padding) -> tuple[tuple[int, int], ...]:
     if isinstance(padding, str):
         try:
             padding = PaddingType[padding.upper()]
@@ -33,7 +45,7 @@ def padtype_to_pads(in_shape: Sequence[int], window_shape: Sequence[int],
             raise RuntimeError("Unrecognized padding type: expected 'VALID', 'SAME', or "
                                f"'SAME_LOWER', got {padding}.") from err
     if padding == PaddingType.VALID:
-        return [(0, 0)] * len(in_shape)
+        return ((0, 0),) * len(in_shape)
     if padding not in (PaddingType.SAME, PaddingType.SAME_LOWER):
         raise TypeError(f"Unknown padding type: {padding}.")
     pads = []
@@ -43,7 +55,7 @@ def padtype_to_pads(in_shape: Sequence[int], window_shape: Sequence[int],
         total = max((out - 1) * s + k - n, 0)
         small, big = total // 2, total - total // 2
         pads.append((small, big) if padding == PaddingType.SAME else (big, small))
-    return pads
+    return tuple(pads)
 
 
 # (Sizes keep their integer type, NumPy or Python, as JAX's shape helpers keep it: the
