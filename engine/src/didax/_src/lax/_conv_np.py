@@ -14,13 +14,15 @@ other types and windows-matrices over _MAX_COLS elements go to XLA. The tape's p
 (`pullback`, tape.each_pullbacks) computes both cotangents here in the natural layout: the
 kernel's as the forward's windows matrix transposed times the output cotangent, the input's
 as the convolution its transpose rule binds. Windows matrices are gathered and multiplied a
-cache-sized block of the batch at a time. May import core and array.
+cache-sized block of the batch at a time; padded copies reuse a few zero-bordered buffers
+per thread, and shape-only plans are computed once per signature. May import core and array.
 """
 
 from __future__ import annotations
 
 import functools
 import math
+import threading
 
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
@@ -74,12 +76,13 @@ def _cols_size(lhs_shape, rhs_shape, params) -> int:
 
 def _dilate_and_pad(x: np.ndarray, lhs_dilation, padding) -> np.ndarray:
     """x (batch, *spatial, features) with holes between its elements and edge padding."""
-    plan = _pad_plan(x.shape, tuple(lhs_dilation), tuple(padding))
+    padding = tuple(padding)
+    plan = _pad_plan(x.shape, tuple(lhs_dilation), padding)
     if plan is not None:  # no holes, padding >= 0 (np.pad costs ~20 us of Python per call)
         if not plan:
             return x
         shape, interior = plan
-        out = np.zeros(shape, x.dtype)
+        out = _zero_bordered(shape, x.dtype, (x.shape, padding))
         out[interior] = x
         return out
     if any(d != 1 for d in lhs_dilation):
@@ -95,6 +98,30 @@ def _dilate_and_pad(x: np.ndarray, lhs_dilation, padding) -> np.ndarray:
         pads = [(0, 0)] + [(max(0, lo), max(0, hi)) for lo, hi in padding] + [(0, 0)]
         x = np.pad(x, pads)
     return x
+
+
+_SCRATCH = threading.local()  # (shape, dtype, placement) -> a buffer whose border is zero
+_SCRATCH_BYTES = 4 << 20  # the largest buffer kept
+_SCRATCH_KEPT = 8
+
+
+def _zero_bordered(shape, dtype, placement) -> np.ndarray:
+    """A buffer of shape whose border around the interior `placement` describes is zero:
+    this module's padded copies live only within one computation, so each thread keeps a
+    few, and each use writes the whole interior (no zero fill, no fresh pages)."""
+    if math.prod(shape) * dtype.itemsize > _SCRATCH_BYTES:
+        return np.zeros(shape, dtype)
+    kept = getattr(_SCRATCH, "buffers", None)
+    if kept is None:
+        kept = _SCRATCH.buffers = {}
+    key = (shape, dtype, placement)
+    buf = kept.pop(key, None)
+    if buf is None:
+        buf = np.zeros(shape, dtype)
+        while len(kept) >= _SCRATCH_KEPT:
+            kept.pop(next(iter(kept)))
+    kept[key] = buf  # (most recently used last)
+    return buf
 
 
 @functools.lru_cache(maxsize=512)

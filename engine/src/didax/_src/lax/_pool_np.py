@@ -269,11 +269,15 @@ def _first_of(planes: np.ndarray, extreme: np.ndarray):
     chosen = planes == extreme
     n = extreme.size
     packed = chosen.reshape(len(chosen), n).view(np.uint64 if n % 8 == 0 else np.uint8)
-    taken = packed[0].copy()
+    free = np.invert(packed[0])  # bytes: 0xFF where no element is chosen yet, else 0xFE
     for c in packed[1:]:
-        np.bitwise_and(c, ~taken, out=c)  # (bytes of 0 or 1: ~1 clears, ~0 keeps)
-        taken |= c
-    return chosen if taken.view(np.uint8).all() else None
+        c &= free  # (a chosen byte, 1, survives 0xFF and is cleared by 0xFE)
+        free ^= c
+    return chosen if not np.bitwise_and(free, _LOW_BITS[free.dtype], out=free).any() else None
+
+
+# 0x01 in every byte: a window none of whose elements equals its extreme keeps it in `free`
+_LOW_BITS = {np.dtype(np.uint64): np.uint64(0x0101010101010101), np.dtype(np.uint8): np.uint8(1)}
 
 
 def _chosen_stepwise(planes: np.ndarray, select):
