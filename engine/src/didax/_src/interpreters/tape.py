@@ -121,7 +121,7 @@ class TapeTrace(Trace):
             # pointwise primitives are pure: evaluating once more is harmless
             return self._linearized_primitive(primitive, primals, slots, params)
         out = self.new(ans, out_aval)
-        self.nodes.append((kind, primitive, params, primals, ans, slots, out.slot))
+        self.nodes.append(_node(kind, primitive, params, primals, ans, slots, out.slot))
         return out
 
     def _linearized_primitive(self, primitive, primals, slots, params):
@@ -261,7 +261,7 @@ class _TangentTrace(TapeTrace):
         avals = [get_aval(p) for p in primals]
         out_aval = primitive.abstract_eval(*avals, **params)
         out = self.new(_Typed(out_aval), out_aval)
-        self.nodes.append((kind, primitive, params, primals, None, slots, out.slot))
+        self.nodes.append(_node(kind, primitive, params, primals, None, slots, out.slot))
         return out
 
 
@@ -273,6 +273,19 @@ class _Typed:
 
     def __init__(self, aval):
         self.aval = aval
+
+
+def _node(kind, primitive, params, primals, ans, slots, out_slot) -> tuple:
+    """A recorded operation, keeping only what its pullback reads (the forward's arrays
+    that nothing reads are freed as the forward goes on, not at the end of the backward):
+    a jointly linear primitive's transpose arguments (types for the tracked operands), a
+    primitive linear in each operand its primals without its result."""
+    if kind == "joint":
+        return kind, primitive, params, _joint_args(primitive, primals, slots), None, slots, \
+            out_slot
+    if kind == "each":
+        ans = None
+    return kind, primitive, params, primals, ans, slots, out_slot
 
 
 _UNTRACKED = "untracked"  # no derivative flows through: evaluate and record nothing
@@ -422,9 +435,8 @@ def backward(nodes: list, nslots: int, out_slots: Sequence[int | None],
             _pull_each(prim, params, primals, slots, c, ct)
         elif kind is _PULLBACK:
             _accumulate_all(ct, slots, pullbacks[prim](c, ans, *primals, **params))
-        else:
-            _accumulate_all(ct, slots, ad.primitive_transposes[prim](
-                c, *_joint_args(prim, primals, slots), **params))
+        else:  # jointly linear: primals are its transpose's arguments (_node)
+            _accumulate_all(ct, slots, ad.primitive_transposes[prim](c, *primals, **params))
     return ct
 
 
