@@ -6,6 +6,7 @@ import didax
 import jax
 import numpy as np
 import pytest
+from oracle import assert_tree_matches
 
 RNG = np.random.default_rng(2)
 A, E = (RNG.normal(size=(4, 4)).astype(np.float32) for _ in range(2))
@@ -45,12 +46,7 @@ def cases(m):
 
 @pytest.mark.parametrize("name", list(cases(jax)))
 def test_as_jax(name):
-    dl = didax.tree_util.tree_leaves(cases(didax)[name]())
-    jl = jax.tree_util.tree_leaves(cases(jax)[name]())
-    assert len(dl) == len(jl)
-    for a, b in zip(dl, jl):
-        assert a.dtype == b.dtype and a.shape == b.shape, (a, b)
-        np.testing.assert_allclose(np.asarray(a), np.asarray(b), rtol=1e-4, atol=1e-4)
+    assert_tree_matches(cases(didax)[name](), cases(jax)[name](), scale=100.0, what=name)
 
 
 def test_errors():

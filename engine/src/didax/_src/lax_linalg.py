@@ -119,10 +119,10 @@ def eig(x, *, compute_left_eigenvectors: bool = True, compute_right_eigenvectors
 
 def schur(x, *, compute_schur_vectors: bool = True, sort_eig_vals: bool = False,
           select_callable=None):
-    """(T, Q) with x = Q T Q^H (T alone without compute_schur_vectors)."""
+    """[T, Q] with x = Q T Q^H ([T] without compute_schur_vectors): a list, as JAX's."""
     del sort_eig_vals, select_callable
     t, q = schur_p.bind(ac.asarray(x))
-    return (t, q) if compute_schur_vectors else t
+    return [t, q] if compute_schur_vectors else [t]
 
 
 def lu_pivots_to_permutation(pivots, permutation_size: int):

@@ -86,7 +86,7 @@ def _schur(a, output):
     a, = promote_dtypes_inexact(ac.asarray(a))
     if output == "complex":
         a = a.astype(dtypes.to_complex_dtype(a.dtype))
-    return tuple(schur_p.bind(a))
+    return list(schur_p.bind(a))  # ([T, Z]: a list, as JAX's)
 
 
 def schur(a, output: str = "real"):
