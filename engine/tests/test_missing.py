@@ -49,3 +49,16 @@ def test_table_matches_jax():
         for n in names.split()[:40]:
             assert n in dir(target) or hasattr(target, n), f"{mod_name}.{n}"
     assert "jax.experimental.pallas" in JAX_SUBMODULES
+
+
+@pytest.mark.parametrize("name", ["psum", "pmax", "all_gather", "psum_scatter", "all_to_all"])
+def test_axis_index_groups_say_what_to_do(name):
+    """Collectives over groups of an axis's members are not supported: the error names the
+    API and what to use instead (JAX itself computes them)."""
+    fn = getattr(didax.lax, name)
+    kwargs = {"split_axis": 0, "concat_axis": 0} if name == "all_to_all" else {}
+    groups = [[0, 1], [2, 3]]
+    with pytest.raises(NotImplementedError, match=rf"jax\.lax\.{name} with axis_index_groups"
+                       r".*split the axis"):
+        didax.vmap(lambda x: fn(x, "i", axis_index_groups=groups, **kwargs),
+                   axis_name="i")(didax.numpy.ones((4, 4)))

@@ -28,6 +28,7 @@ from didax._src.lax.parallel import (
     _replica_groups,
     all_gather_p,
     axis_size,
+    no_index_groups,
     psum_p,
 )
 from didax._src.tree_util import tree_map
@@ -188,8 +189,7 @@ batching.axis_primitive_batchers[reduce_scatter_p] = _reduce_scatter_batch
 def psum_scatter(x, axis_name, *, scatter_dimension=0, axis_index_groups=None,
                  tiled=False):
     """psum, of which each member keeps one block along `scatter_dimension` (its index's)."""
-    if axis_index_groups is not None:
-        raise NotImplementedError("psum_scatter with axis_index_groups is not supported")
+    no_index_groups("psum_scatter", axis_index_groups)
     names = _axes_tuple(axis_name)
     size = math.prod(axis_size(a, "psum_scatter") for a in names)
 
@@ -268,8 +268,7 @@ def all_to_all(x, axis_name, split_axis, concat_axis, *, axis_index_groups=None,
                tiled=False):
     """Each member splits x along split_axis into one chunk per member, sends chunk j to
     member j, and concatenates what it receives along concat_axis (stacks it, untiled)."""
-    if axis_index_groups is not None:
-        raise NotImplementedError("all_to_all with axis_index_groups is not supported")
+    no_index_groups("all_to_all", axis_index_groups)
     names = _axes_tuple(axis_name)
     size = math.prod(axis_size(a, "all_to_all") for a in names)
 

@@ -223,9 +223,16 @@ batching.primitive_batchers[psum_p] = _psum_rule
 batching.axis_primitive_batchers[psum_p] = _psum_rule
 
 
-def _bind_reduction(prim, name, x, axis_name, axis_index_groups):
+def no_index_groups(name: str, axis_index_groups) -> None:
+    """Collectives over groups of an axis's members are not supported: say what to do."""
     if axis_index_groups is not None:
-        raise NotImplementedError(f"{name} with axis_index_groups is not supported")
+        raise NotImplementedError(
+            f"jax.lax.{name} with axis_index_groups is not supported by didax; split the axis "
+            "into two (a mesh axis or a vmap per group level) and name the inner one instead")
+
+
+def _bind_reduction(prim, name, x, axis_name, axis_index_groups):
+    no_index_groups(name, axis_index_groups)
     axes = _axes_tuple(axis_name)
     if not axes:
         return x
@@ -404,8 +411,7 @@ batching.axis_primitive_batchers[all_gather_p] = _all_gather_batch
 
 def all_gather(x, axis_name, *, axis_index_groups=None, axis: int = 0, tiled: bool = False):
     """Every member's x, stacked (or concatenated, if tiled) along `axis`."""
-    if axis_index_groups is not None:
-        raise NotImplementedError("all_gather with axis_index_groups is not supported")
+    no_index_groups("all_gather", axis_index_groups)
     names = _axes_tuple(axis_name)
     size = math.prod(axis_size(a, "all_gather") for a in names)
 
