@@ -9,13 +9,10 @@ collective tests need one device and run in this process.
 
 from __future__ import annotations
 
-import json
-import os
 import re
-import subprocess
 import sys
-import traceback
 
+import device_cases
 import numpy as np
 import pytest
 
@@ -215,15 +212,6 @@ def _all_cases() -> list[tuple[str, str]]:
             + [("error", n) for n in ERROR_CASES] + [("devices", "multi_device")])
 
 
-def _main() -> None:
-    report = {}
-    for kind, name in _all_cases():
-        try:
-            _run_case(kind, name)
-            report[f"{kind}/{name}"] = "ok"
-        except Exception:  # noqa: BLE001
-            report[f"{kind}/{name}"] = traceback.format_exc()
-    print("REPORT" + json.dumps(report))
 
 
 # ----------------------------------------------------------------------------------------
@@ -233,13 +221,7 @@ def _main() -> None:
 
 @pytest.fixture(scope="module")
 def device_report():
-    env = dict(os.environ, XLA_FLAGS=f"--xla_force_host_platform_device_count={N_DEVICES}",
-               JAX_PLATFORMS="cpu")
-    proc = subprocess.run([sys.executable, __file__, "--cases"], capture_output=True,
-                          text=True, env=env, timeout=900)
-    lines = [ln for ln in proc.stdout.splitlines() if ln.startswith("REPORT")]
-    assert lines, f"case runner failed:\n{proc.stdout}\n{proc.stderr}"
-    return json.loads(lines[-1][len("REPORT"):])
+    return device_cases.device_report(__file__, N_DEVICES)
 
 
 @pytest.mark.parametrize("case", [f"{k}/{n}" for k, n in _all_cases()])
@@ -358,4 +340,4 @@ def test_pmap_single_device_in_process():
 
 
 if __name__ == "__main__" and "--cases" in sys.argv:
-    _main()
+    device_cases.print_report(_all_cases(), _run_case)

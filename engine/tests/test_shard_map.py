@@ -11,13 +11,10 @@ from __future__ import annotations
 
 import contextlib
 import io
-import json
-import os
-import subprocess
 import sys
-import traceback
 from functools import partial
 
+import device_cases
 import numpy as np
 import pytest
 
@@ -406,26 +403,11 @@ def _all_cases() -> list[tuple[str, str]]:
     return [("value", n) for n in VALUE_CASES] + [("error", n) for n in ERROR_CASES]
 
 
-def _main() -> None:
-    report = {}
-    for kind, name in _all_cases():
-        try:
-            _run_case(kind, name)
-            report[f"{kind}/{name}"] = "ok"
-        except Exception:  # noqa: BLE001
-            report[f"{kind}/{name}"] = traceback.format_exc()
-    print("REPORT" + json.dumps(report))
 
 
 @pytest.fixture(scope="module")
 def device_report():
-    env = dict(os.environ, XLA_FLAGS=f"--xla_force_host_platform_device_count={N_DEVICES}",
-               JAX_PLATFORMS="cpu")
-    proc = subprocess.run([sys.executable, __file__, "--cases"], capture_output=True,
-                          text=True, env=env, timeout=900)
-    lines = [ln for ln in proc.stdout.splitlines() if ln.startswith("REPORT")]
-    assert lines, f"case runner failed:\n{proc.stdout}\n{proc.stderr}"
-    return json.loads(lines[-1][len("REPORT"):])
+    return device_cases.device_report(__file__, N_DEVICES)
 
 
 @pytest.mark.parametrize("case", [f"{k}/{n}" for k, n in _all_cases()])
@@ -434,4 +416,4 @@ def test_on_eight_devices(device_report, case):
 
 
 if __name__ == "__main__" and "--cases" in sys.argv:
-    _main()
+    device_cases.print_report(_all_cases(), _run_case)
