@@ -188,13 +188,8 @@ def _transpose_pruned(closed: ClosedJaxpr, linear) -> tuple[ClosedJaxpr, list[bo
 
 def _jit_lower(ctx, *args, jaxpr, name, donated_invars, keep_unused, inline):
     ordered = ctx.tokens is not None and _has_ordered(jaxpr.jaxpr)
-    key = ("jit", id(jaxpr), ordered)
-    sym = ctx.module.cache.get(key)
-    if sym is None:
-        sym = lowering.lower_function(ctx.module, name, jaxpr, token_in=ordered,
-                                      op_loc=ctx.fn.loc)
-        ctx.module.cache[key] = sym
-        ctx.module.cache[("keep", id(jaxpr))] = jaxpr
+    sym = lowering.lower_function_once(ctx.module, ("jit", id(jaxpr), ordered), name, jaxpr,
+                                       token_in=ordered, op_loc=ctx.fn.loc)
     ambient = ctx.fn.loc
     ctx.fn.loc = lowering.named_loc(ctx.fn, f"jit({name})", ctx.eqn)  # the call's, as JAX
     try:

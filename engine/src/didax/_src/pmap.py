@@ -238,12 +238,8 @@ def _lower(ctx, *args, jaxpr, mesh, in_specs, out_specs, **_):
     """Inside another module: the body emulated as a vmap over the mesh axis."""
     emulated = _memoized(jaxpr, ("emulate", mesh, in_specs, out_specs),
                          lambda: _emulation(jaxpr, mesh, in_specs, out_specs))
-    key = ("shard_map", id(emulated))
-    sym = ctx.module.cache.get(key)
-    if sym is None:
-        sym = lowering.lower_function(ctx.module, "shmap_body", emulated)
-        ctx.module.cache[key] = sym
-        ctx.module.cache[("keep", id(emulated))] = emulated
+    sym = lowering.lower_function_once(ctx.module, ("shard_map", id(emulated)), "shmap_body",
+                                       emulated)
     return lowering.call_function(ctx, sym, args, ctx.avals_out)
 
 

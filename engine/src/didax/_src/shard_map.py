@@ -413,12 +413,8 @@ def _batch(axis_data, vals, dims, **params):
 
 def _lower(ctx, *args, **params):
     emul = _emulation(params)
-    key = ("shard_map_emulation", id(emul))
-    sym = ctx.module.cache.get(key)
-    if sym is None:
-        sym = lowering.lower_function(ctx.module, "shmap_body", emul)
-        ctx.module.cache[key] = sym
-        ctx.module.cache[("keep", id(emul))] = emul
+    sym = lowering.lower_function_once(ctx.module, ("shard_map_emulation", id(emul)),
+                                       "shmap_body", emul)
     return lowering.call_function(ctx, sym, args, ctx.avals_out)
 
 

@@ -393,6 +393,18 @@ def lower_jaxpr_to_module(closed: ClosedJaxpr, name: str = "jit_f", ordered_effe
     return module
 
 
+def lower_function_once(module: ModuleBuilder, key: tuple, name: str, closed: ClosedJaxpr,
+                        **kwargs) -> str:
+    """lower_function(module, name, closed, **kwargs) the first time `key` (naming closed
+    by identity) is seen in this module; the symbol emitted then, afterwards. closed is kept
+    alive with the module, so its id is not reused while the key is cached."""
+    sym = module.cache.get(key)
+    if sym is None:
+        sym = module.cache[key] = lower_function(module, name, closed, **kwargs)
+        module.cache[("keep", id(closed))] = closed
+    return sym
+
+
 def call_function(ctx: RuleContext, sym: str, args: Sequence[Value], out_avals) -> list[Value]:
     return ctx.fn.op("func.call", args, out_avals, f"callee = @{sym}")
 
