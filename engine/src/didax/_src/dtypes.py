@@ -154,6 +154,8 @@ _U32, _U64 = np.dtype("uint32"), np.dtype("uint64")
 _F32, _F64 = np.dtype("float32"), np.dtype("float64")
 _C64, _C128 = np.dtype("complex64"), np.dtype("complex128")
 _BOOL = _P.BOOL
+# The unsigned integer type of each item size: a value's bits, for bit-exact host kernels.
+UINT_OF_SIZE = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
 _TO_32BIT = {_I64: _I32, _U64: _U32, _F64: _F32, _C128: _C64}
 
 

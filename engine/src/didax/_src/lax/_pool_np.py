@@ -16,7 +16,7 @@ the host/device copies around it cost more than the pooling itself, so these run
   element each window chose: the tape's pullback (chosen_pullback) then only places the
   cotangent, with the same bits as select_and_scatter_add.
 
-Float32/float64 only, no base or window dilation. May import core and array.
+Float32/float64 only, no base or window dilation. May import dtypes, core and array.
 """
 
 from __future__ import annotations
@@ -28,6 +28,7 @@ import weakref
 
 import numpy as np
 
+from didax._src import dtypes
 from didax._src.array import Array
 
 _DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
@@ -165,7 +166,7 @@ def chosen_pullback(ct: np.ndarray, ans: np.ndarray):
         return None
     chosen, (split, back, padded_shape, crop) = entry[1]
     src = ct + np.zeros((), ct.dtype)  # 0 + ct: -0.0 becomes 0.0, as XLA adds
-    u = _UINT[src.dtype.itemsize]  # the source's bits times 0 or 1: exactly 0.0 or source
+    u = dtypes.UINT_OF_SIZE[src.dtype.itemsize]  # the source's bits times 0 or 1: exactly 0.0 or source
     parts = np.multiply(src.view(u), chosen.view(np.uint8), dtype=u).view(src.dtype)
     out = _transposed(parts.reshape(split), back).reshape(padded_shape)
     return out if crop is None else out[crop]
@@ -189,7 +190,7 @@ def select_and_scatter_add(source, operand, *, select_prim, window_dimensions,
     chosen = _first_extreme(planes, select_prim.name)
     if chosen is None:  # NaN in a window: XLA's comparisons, one by one
         chosen = _chosen_stepwise(planes, select)
-    u = _UINT[src.dtype.itemsize]  # the source's bits times 0 or 1: exactly 0.0 or source
+    u = dtypes.UINT_OF_SIZE[src.dtype.itemsize]  # the source's bits times 0 or 1: exactly 0.0 or source
     parts = np.multiply(src.view(u), chosen.view(np.uint8), dtype=u).view(src.dtype)
     if tiles is not None:
         split = [tiles[0][i] for i in tiles[1]]
@@ -203,7 +204,6 @@ def select_and_scatter_add(source, operand, *, select_prim, window_dimensions,
     return out
 
 
-_UINT = {4: np.uint32, 8: np.uint64}
 
 
 def _tiling(x: np.ndarray, out_shape, window_dimensions, window_strides):

@@ -394,22 +394,22 @@ def _binary_on_host(np_fn, x, y):
     return out.reshape(shape)
 
 
-_UINT_BITS = {np.dtype(np.float32): np.uint32, np.dtype(np.float64): np.uint64}
+_RELU_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
 
 
 _RELU_MIN = 1 << 15  # elements: below, np.maximum is faster (the multiply's set-up costs)
 
 
 def _relu_fits(x, y) -> bool:
-    return (type(x) is np.ndarray and x.size >= _RELU_MIN and x.dtype in _UINT_BITS
+    return (type(x) is np.ndarray and x.size >= _RELU_MIN and x.dtype in _RELU_DTYPES
             and type(y) is np.ndarray and y.dtype == x.dtype
-            and not y.view(_UINT_BITS[x.dtype]))
+            and not y.view(dtypes.UINT_OF_SIZE[x.itemsize]))
 
 
 def _max_with_zero(x: np.ndarray) -> np.ndarray:
     """np.maximum(x, +0.0) (a ReLU) with the same bits, ~1.5x faster: x where x > 0 or x is
     NaN, else +0.0 (-0.0 too), as x's bits times 0 or 1 (NumPy's maximum loop is slow)."""
-    u = _UINT_BITS[x.dtype]
+    u = dtypes.UINT_OF_SIZE[x.itemsize]
     keep = np.less_equal(x, 0)
     np.logical_not(keep, out=keep)
     return np.multiply(x.view(u), keep.view(np.uint8), dtype=u).view(x.dtype)

@@ -59,9 +59,6 @@ def _select_n_abstract_eval(which, *cases):
     return ShapedArray(cases[0].shape, cases[0].dtype, all(c.weak_type for c in cases))
 
 
-_UINT_OF_SIZE = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
-
-
 def _select_n_impl(which, *cases):
     if which.dtype == np.bool_:
         if len(cases) == 1:
@@ -76,7 +73,7 @@ def _select_n_impl(which, *cases):
 def _select_bits(which, on_false, on_true):
     """np.where without branches, for large boolean selects: on_false ^ ((on_true ^
     on_false) & mask) on the bits (np.where mispredicts on a random mask, ~7x slower)."""
-    u = _UINT_OF_SIZE.get(on_false.dtype.itemsize)
+    u = dtypes.UINT_OF_SIZE.get(on_false.dtype.itemsize)
     if u is None or on_true.dtype != on_false.dtype:
         return np.where(which, on_true, on_false)
     if _zero_fill(on_false, u):  # (a ReLU's cotangent): the bits times 0 or 1, one pass
